@@ -1,0 +1,69 @@
+package io.quorumlock;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the annotated method on at most one thread of one instance at a time for each
+ * evaluated key, across every instance that shares the same Redis node(s).
+ * <p>
+ * Durations accept {@code "500ms"}, {@code "30s"}, {@code "2m"}, or ISO-8601 such as
+ * {@code "PT30S"}; an empty string means the configured default. Annotation attributes
+ * win over {@code quorumlock.instances.<name>.*}, which win over the global
+ * {@code quorumlock.*} defaults.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface DistributedLock {
+
+	/**
+	 * SpEL expression evaluated against the method's arguments ({@code #name},
+	 * {@code #p0}/{@code #a0}, {@code #root.method}, {@code @bean}). A collection or
+	 * array result locks every element, all or nothing, in sorted order.
+	 * @return the key expression
+	 */
+	String key();
+
+	/**
+	 * Optional logical name: part of the Redis key and the {@code lock} metrics tag.
+	 * @return the lock name, or empty for none
+	 */
+	String name() default "";
+
+	/**
+	 * Time to live of each grant; empty means {@code quorumlock.lease}.
+	 * @return the lease duration
+	 */
+	String lease() default "";
+
+	/**
+	 * How long to wait for the lock; {@code "0s"} tries once; empty means
+	 * {@code quorumlock.wait-at-most}. (Not {@code wait}: an annotation member cannot be
+	 * named like {@code Object.wait()}.)
+	 * @return the maximum wait
+	 */
+	String waitAtMost() default "";
+
+	/**
+	 * Whether a watchdog extends the lease every lease/3 while the method runs.
+	 * @return whether to renew
+	 */
+	boolean renew() default true;
+
+	/**
+	 * Stop renewing after this long; empty means no bound.
+	 * @return the maximum hold with renewal
+	 */
+	String holdAtMost() default "";
+
+	/**
+	 * What to do when the lock cannot be acquired.
+	 * @return the failure policy
+	 */
+	OnFailure onFailure() default OnFailure.THROW;
+
+}

@@ -1,0 +1,224 @@
+package io.quorumlock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What to lock and how: one key or several (locked in sorted order, all or nothing), an
+ * optional logical name, and {@link LockOptions}. Immutable and self-validating: a bad
+ * key or duration is refused when the request is built, with a message that quotes it.
+ * <pre>{@code
+ * LockRequest.of("order:42").lease(Duration.ofSeconds(30)).waitAtMost(Duration.ofSeconds(5)).renew(true)
+ * }</pre> Without a name, {@code LockRequest.of(k)} is the same lock as an unnamed
+ * {@code @DistributedLock} whose key evaluates to {@code k}.
+ */
+public final class LockRequest {
+
+	private final List<String> keys;
+
+	private final String name;
+
+	private final String label;
+
+	private final LockOptions options;
+
+	private LockRequest(List<String> keys, String name, String label, LockOptions options) {
+		this.keys = keys;
+		this.name = name;
+		this.label = label;
+		this.options = options;
+	}
+
+	/**
+	 * A request for one key.
+	 * @param key the key, not null or empty
+	 * @return a new request
+	 * @throws LockKeyException if the key is null or empty
+	 */
+	public static LockRequest of(String key) {
+		return new LockRequest(List.of(checkKey(key, "")), "", "", LockOptions.none());
+	}
+
+	/**
+	 * A request for several keys, locked all or nothing in sorted order.
+	 * @param keys the keys: at least one, none null, empty or repeated
+	 * @return a new request
+	 * @throws LockKeyException if the collection is empty or has a null, empty or
+	 * repeated key
+	 */
+	public static LockRequest of(Collection<String> keys) {
+		if (keys == null || keys.isEmpty()) {
+			throw new LockKeyException("lock keys must not be " + ((keys == null) ? "null" : "an empty collection"));
+		}
+		List<String> sorted = new ArrayList<>(keys.size());
+		Set<String> seen = new HashSet<>();
+		for (String key : keys) {
+			checkKey(key, " in " + keys);
+			if (!seen.add(key)) {
+				throw new LockKeyException("lock key '" + key + "' appears twice in " + keys);
+			}
+			sorted.add(key);
+		}
+		sorted.sort(null);
+		return new LockRequest(List.copyOf(sorted), "", "", LockOptions.none());
+	}
+
+	private static String checkKey(String key, String where) {
+		if (key == null) {
+			throw new LockKeyException("lock key must not be null" + where);
+		}
+		if (key.isEmpty()) {
+			throw new LockKeyException("lock key must not be empty" + where);
+		}
+		return key;
+	}
+
+	/**
+	 * Return a copy with a logical name, which becomes part of the Redis key and selects
+	 * per-name options ({@code quorumlock.instances.<name>}).
+	 * @param name the name; empty for none; must not contain '{' or '}'
+	 * @return a new request
+	 */
+	public LockRequest name(String name) {
+		Objects.requireNonNull(name, "'name' must not be null");
+		if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
+			throw new IllegalArgumentException("lock name '" + name
+					+ "' must not contain '{' or '}': they would move the Redis Cluster hash slot");
+		}
+		return new LockRequest(this.keys, name, this.label, this.options);
+	}
+
+	/**
+	 * Return a copy with a low-cardinality label for listeners and metrics (the
+	 * {@code lock} tag). Defaults to the name. Never put an evaluated key here.
+	 * @param label the label
+	 * @return a new request
+	 */
+	public LockRequest label(String label) {
+		Objects.requireNonNull(label, "'label' must not be null");
+		return new LockRequest(this.keys, this.name, label, this.options);
+	}
+
+	/**
+	 * Return a copy with the given options, replacing any set before.
+	 * @param options the options
+	 * @return a new request
+	 */
+	public LockRequest options(LockOptions options) {
+		Objects.requireNonNull(options, "'options' must not be null");
+		return new LockRequest(this.keys, this.name, this.label, options);
+	}
+
+	/**
+	 * Return a copy with the given lease.
+	 * @param lease a positive duration
+	 * @return a new request
+	 * @see LockOptions#lease(Duration)
+	 */
+	public LockRequest lease(Duration lease) {
+		return options(this.options.lease(lease));
+	}
+
+	/**
+	 * Return a copy with the given maximum wait.
+	 * @param waitAtMost zero (try once) or more
+	 * @return a new request
+	 * @see LockOptions#waitAtMost(Duration)
+	 */
+	public LockRequest waitAtMost(Duration waitAtMost) {
+		return options(this.options.waitAtMost(waitAtMost));
+	}
+
+	/**
+	 * Return a copy that does or does not renew while held.
+	 * @param renew whether to renew
+	 * @return a new request
+	 */
+	public LockRequest renew(boolean renew) {
+		return options(this.options.renew(renew));
+	}
+
+	/**
+	 * Return a copy that stops renewing after the given time.
+	 * @param holdAtMost a positive duration, not shorter than the lease
+	 * @return a new request
+	 */
+	public LockRequest holdAtMost(Duration holdAtMost) {
+		return options(this.options.holdAtMost(holdAtMost));
+	}
+
+	/**
+	 * Keys to lock, sorted.
+	 * @return an unmodifiable list with at least one key
+	 */
+	public List<String> keys() {
+		return this.keys;
+	}
+
+	/**
+	 * Logical name.
+	 * @return the name, empty for none
+	 */
+	public String name() {
+		return this.name;
+	}
+
+	/**
+	 * Label reported to listeners: the explicit label, else the name, else
+	 * {@code "unnamed"}.
+	 * @return a low-cardinality label
+	 */
+	public String label() {
+		if (!this.label.isEmpty()) {
+			return this.label;
+		}
+		return this.name.isEmpty() ? "unnamed" : this.name;
+	}
+
+	/**
+	 * Options set on this request.
+	 * @return the options
+	 */
+	public LockOptions options() {
+		return this.options;
+	}
+
+	/**
+	 * Lease set on this request.
+	 * @return the lease, if set
+	 */
+	public Optional<Duration> lease() {
+		return this.options.lease();
+	}
+
+	/**
+	 * Maximum wait set on this request.
+	 * @return the wait, if set
+	 */
+	public Optional<Duration> waitAtMost() {
+		return this.options.waitAtMost();
+	}
+
+	@Override
+	public boolean equals(Object other) {
+		return (other instanceof LockRequest that) && this.keys.equals(that.keys) && this.name.equals(that.name)
+				&& this.label.equals(that.label) && this.options.equals(that.options);
+	}
+
+	@Override
+	public int hashCode() {
+		return Objects.hash(this.keys, this.name, this.label, this.options);
+	}
+
+	@Override
+	public String toString() {
+		return "LockRequest[keys=" + this.keys + ", name=" + this.name + ", " + this.options + "]";
+	}
+
+}

@@ -1,0 +1,21 @@
+package io.quorumlock;
+
+/**
+ * Fewer than a quorum of Redis nodes answered or were allowed to vote, so no lock could
+ * be granted. Thrown at once, without waiting, because waiting would not change the
+ * answer; also thrown when the wait runs out and the last attempt lacked a quorum. A
+ * sibling of {@link LockNotAcquiredException}, not a subclass.
+ */
+public class QuorumUnavailableException extends LockException {
+
+	private static final long serialVersionUID = 1L;
+
+	/**
+	 * Create a new exception.
+	 * @param message the message, naming lock, key and figures
+	 */
+	public QuorumUnavailableException(String message) {
+		super(message);
+	}
+
+}

@@ -1,0 +1,75 @@
+package io.quorumlock;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * Read-only view of a registry for operators: its mode, its nodes and the leases this
+ * instance holds. What the actuator endpoint and health indicator show; never carries
+ * credentials.
+ */
+public interface RegistryStatus {
+
+	/**
+	 * {@code "single"} for one node, {@code "quorum"} for N independent masters.
+	 * @return the mode
+	 */
+	String mode();
+
+	/**
+	 * Votes a grant needs.
+	 * @return the quorum
+	 */
+	int quorum();
+
+	/**
+	 * Each node, in configuration order.
+	 * @return the node states
+	 */
+	List<Node> nodes();
+
+	/**
+	 * Leases held by this instance now.
+	 * @return the held leases
+	 */
+	List<HeldLease> leases();
+
+	/**
+	 * Whether a quorum of nodes is connected and allowed to vote.
+	 * @return whether grants are possible
+	 */
+	default boolean quorumAvailable() {
+		return nodes().stream().filter((node) -> node.up() && node.voting()).count() >= quorum();
+	}
+
+	/**
+	 * One node.
+	 *
+	 * @param address {@code host:port}, never credentials
+	 * @param up whether its connection is open
+	 * @param lastLatency round-trip time of its last answered command, zero if none yet
+	 * @param uptime how long the server has been up, as last read; negative if unknown
+	 * @param voting whether the restart guard lets it count toward a quorum
+	 * @param heldBackFor how much longer the restart guard holds it back; zero if voting
+	 */
+	record Node(String address, boolean up, Duration lastLatency, Duration uptime, boolean voting,
+			Duration heldBackFor) {
+	}
+
+	/**
+	 * One lease held by this instance.
+	 *
+	 * @param lock the lock's label (name, or class and method), never an evaluated key
+	 * @param keys the Redis keys it holds
+	 * @param heldSince when it was granted
+	 * @param remaining validity left
+	 * @param fencingToken its fencing token if one was asked for
+	 * @param holdCount holds by its thread (re-entries plus one)
+	 */
+	record HeldLease(String lock, List<String> keys, Instant heldSince, Duration remaining, OptionalLong fencingToken,
+			int holdCount) {
+	}
+
+}

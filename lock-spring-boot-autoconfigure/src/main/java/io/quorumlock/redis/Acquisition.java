@@ -1,0 +1,269 @@
+package io.quorumlock.redis;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.quorumlock.LockException;
+import io.quorumlock.LockNotAcquiredException;
+import io.quorumlock.QuorumUnavailableException;
+
+/**
+ * One acquisition, as an asynchronous state machine: for each key in sorted order, take
+ * the local gate, then run Redlock rounds until a quorum grants the key within its
+ * validity or the wait runs out. Steps run one after another (never two at once for one
+ * acquisition), on the caller's thread, a Lettuce I/O thread or the engine's scheduler;
+ * none blocks.
+ */
+final class Acquisition {
+
+	private final QuorumLockEngine engine;
+
+	private final ResolvedRequest request;
+
+	private final List<String> keys;
+
+	private final String token;
+
+	private final long startedAt;
+
+	private final long deadline;
+
+	private final long leaseNanos;
+
+	private final long leaseMillis;
+
+	final CompletableFuture<RedisLease> result = new CompletableFuture<>();
+
+	/** Gates owned: keys [0, gates). */
+	private int gates;
+
+	/** Keys granted on a quorum: [0, granted). */
+	private int granted;
+
+	private long validUntil = Long.MAX_VALUE;
+
+	private boolean subscribed;
+
+	private int rounds;
+
+	/**
+	 * The current local-queue ticket or wake-up, completed on cancellation to stop
+	 * waiting.
+	 */
+	private volatile CompletableFuture<Void> waitingOn;
+
+	Acquisition(QuorumLockEngine engine, ResolvedRequest request, String token, long startedAt) {
+		this.engine = engine;
+		this.request = request;
+		this.keys = request.redisKeys();
+		this.token = token;
+		this.startedAt = startedAt;
+		this.deadline = startedAt + request.waitAtMost().toNanos();
+		this.leaseNanos = request.lease().toNanos();
+		this.leaseMillis = request.lease().toMillis();
+		this.result.whenComplete((lease, error) -> {
+			CompletableFuture<Void> w = this.waitingOn;
+			if (w != null && this.result.isCancelled()) {
+				w.completeExceptionally(new java.util.concurrent.CancellationException());
+			}
+		});
+	}
+
+	CompletableFuture<RedisLease> start() {
+		enterGate();
+		return this.result;
+	}
+
+	private boolean waits() {
+		return !this.request.waitAtMost().isZero();
+	}
+
+	private void enterGate() {
+		if (this.result.isDone()) {
+			giveUp(null);
+			return;
+		}
+		String key = this.keys.get(this.gates);
+		LocalGates localGates = this.engine.gates();
+		if (!waits()) {
+			if (localGates.tryEnter(key)) {
+				this.gates++;
+				attempt();
+			}
+			else {
+				giveUp(notAcquired("held by another caller in this process"));
+			}
+			return;
+		}
+		CompletableFuture<Void> ticket = localGates.enter(key);
+		if (ticket.isDone()) {
+			this.gates++;
+			attempt();
+			return;
+		}
+		this.waitingOn = ticket;
+		ScheduledFuture<?> timer = this.engine.scheduler()
+			.schedule(() -> ticket.completeExceptionally(new java.util.concurrent.TimeoutException()),
+					Math.max(0, this.deadline - this.engine.nanoTime()), TimeUnit.NANOSECONDS);
+		ticket.whenComplete((ok, error) -> {
+			timer.cancel(false);
+			if (error != null) {
+				giveUp(notAcquired("queued behind another caller in this process"));
+			}
+			else {
+				this.gates++;
+				this.engine.scheduler().execute(this::attempt);
+			}
+		});
+	}
+
+	private void attempt() {
+		if (this.result.isDone()) {
+			giveUp(null);
+			return;
+		}
+		String key = this.keys.get(this.granted);
+		CompletableFuture<Void> wake = this.subscribed ? this.engine.signals().expect(LockKeys.channel(key)) : null;
+		long attemptStart = this.engine.nanoTime();
+		this.rounds++;
+		this.engine.acquireRound(key, this.token, this.leaseMillis)
+			.whenComplete((tally, error) -> onTally(key, attemptStart, tally, wake));
+	}
+
+	private void onTally(String key, long attemptStart, Round.Tally tally, CompletableFuture<Void> wake) {
+		long now = this.engine.nanoTime();
+		long until = this.engine.validity().validUntil(attemptStart, this.leaseNanos);
+		if (tally.reached() && Validity.remaining(until, now) > 0) {
+			this.granted++;
+			this.validUntil = Math.min(this.validUntil, until);
+			stopListening(key);
+			if (this.granted < this.keys.size()) {
+				enterGate();
+			}
+			else {
+				grant();
+			}
+			return;
+		}
+		// Not granted: undo this round on every node, including those that did not
+		// answer,
+		// since a late SET may still land; per-connection ordering puts the delete after
+		// it.
+		CompletableFuture<?> undo = (tally.yes() > 0 || !tally.failures().isEmpty())
+				? this.engine.releaseOnAll(key, this.token) : CompletableFuture.completedFuture(null);
+		if (tally.answered() < tally.quorum()) {
+			giveUpAfter(undo,
+					new QuorumUnavailableException(this.request.describe() + ": quorum unavailable: acquired "
+							+ tally.figures() + ", " + tally.answered() + " answered, " + elapsedMillis(now)
+							+ " ms elapsed" + QuorumLockEngine.failures(tally)));
+			return;
+		}
+		if (now - this.deadline >= 0 || this.result.isDone()) {
+			String why = tally.reached() ? "validity exhausted by acquisition time" : "held elsewhere";
+			giveUpAfter(undo, notAcquired(why + ": acquired " + tally.figures() + QuorumLockEngine.failures(tally)));
+			return;
+		}
+		if (!this.subscribed) {
+			// First contention: subscribe to the release channel, then try again at once,
+			// so
+			// that a release between the failed round and the subscription is not missed.
+			this.subscribed = true;
+			String channel = LockKeys.channel(key);
+			CompletableFuture<Void> confirmed = this.engine.signals().subscribe(channel);
+			ScheduledFuture<?> timer = this.engine.scheduler()
+				.schedule(() -> confirmed.complete(null), this.engine.nodeTimeoutNanos(), TimeUnit.NANOSECONDS);
+			confirmed.whenComplete((ok, error) -> {
+				timer.cancel(false);
+				this.engine.scheduler().execute(this::attempt);
+			});
+			return;
+		}
+		long delay = Math.min(this.engine.retryDelayNanos(), this.deadline - now);
+		ScheduledFuture<?> timer = this.engine.scheduler()
+			.schedule(() -> wake.complete(null), Math.max(0, delay), TimeUnit.NANOSECONDS);
+		this.waitingOn = wake;
+		wake.whenComplete((ok, error) -> {
+			timer.cancel(false);
+			this.engine.scheduler().execute(this::attempt);
+		});
+	}
+
+	/** Fail once this round's undo is done, so a failed call leaves no key behind it. */
+	private void giveUpAfter(CompletableFuture<?> undo, LockException failure) {
+		undo.whenComplete((ok, error) -> giveUp(failure));
+	}
+
+	private void stopListening(String key) {
+		if (this.subscribed) {
+			this.subscribed = false;
+			this.engine.signals().unsubscribe(LockKeys.channel(key));
+		}
+	}
+
+	private void grant() {
+		RedisLease lease = new RedisLease(this.engine, this.request, this.token, this.engine.nanoTime(),
+				this.validUntil);
+		for (String key : this.keys) {
+			LocalGates.Gate gate = this.engine.gates().gate(key);
+			if (gate != null) {
+				gate.lease = lease;
+			}
+		}
+		this.engine.watchdog().watch(lease);
+		// Listeners hear of the grant before the caller does, so that what they record is
+		// in place by the time the caller acts on it.
+		this.engine.listener().onAcquired(this.request.request(), lease, elapsed());
+		if (!this.result.complete(lease)) {
+			// The caller gave up while the last round was in flight.
+			this.engine.releaseAsync(lease);
+		}
+	}
+
+	/**
+	 * Undo what this acquisition holds (granted keys on Redis, then local gates) and fail
+	 * it with {@code failure}; a null failure means the caller cancelled.
+	 */
+	private void giveUp(LockException failure) {
+		if (this.subscribed) {
+			stopListening(this.keys.get(this.granted));
+		}
+		int ownedGates = this.gates;
+		int grantedKeys = this.granted;
+		this.gates = 0;
+		this.granted = 0;
+		CompletableFuture<?> undone = (grantedKeys == 0) ? CompletableFuture.completedFuture(null)
+				: CompletableFuture.allOf(this.keys.subList(0, grantedKeys)
+					.stream()
+					.map((key) -> this.engine.releaseOnAll(key, this.token))
+					.toArray(CompletableFuture[]::new));
+		// Fail only once the keys are deleted and the gates passed on, so that the caller
+		// (and the next local waiter) finds nothing of this attempt left.
+		undone.whenComplete((ok, error) -> {
+			for (int i = 0; i < ownedGates; i++) {
+				this.engine.gates().leave(this.keys.get(i));
+			}
+			if (failure != null && !this.result.isDone()) {
+				this.engine.listener().onNotAcquired(this.request.request(), elapsed(), failure);
+				this.result.completeExceptionally(failure);
+			}
+		});
+	}
+
+	private LockNotAcquiredException notAcquired(String why) {
+		long now = this.engine.nanoTime();
+		return new LockNotAcquiredException(this.request.describe() + ": not acquired, " + why + ", "
+				+ elapsedMillis(now) + " ms elapsed, waited at most " + this.request.waitAtMost().toMillis() + " ms, "
+				+ this.rounds + ((this.rounds == 1) ? " round" : " rounds"));
+	}
+
+	private long elapsedMillis(long now) {
+		return TimeUnit.NANOSECONDS.toMillis(now - this.startedAt);
+	}
+
+	private java.time.Duration elapsed() {
+		return java.time.Duration.ofNanos(this.engine.nanoTime() - this.startedAt);
+	}
+
+}

@@ -1,0 +1,106 @@
+package io.quorumlock.redis;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.quorumlock.QuorumUnavailableException;
+
+/**
+ * Fencing tokens: a number that grows with each holder of the same keys.
+ * <p>
+ * Each node keeps a counter per lock key ({@code <lock key>:fence}, same hash slot) with
+ * its own TTL. A missing counter (never created, expired, or lost in a restart) is seeded
+ * from the node's clock in microseconds before it is incremented, so counters never go
+ * backwards as long as a node's clock does not step back across a restart and no key
+ * takes a million tokens a second.
+ * <p>
+ * On one node the token is the counter after {@code INCR}, taken by a script that first
+ * checks that this lease still holds the key. With a quorum no node sees every holder,
+ * so: (1) on every voting node that still holds this lease, {@code INCR} the counter; (2)
+ * the token is the maximum; (3) on the same nodes, raise the counter to the token, again
+ * only where this lease still holds the key. The token is returned only if (1) and (3)
+ * reached a quorum while the lease was valid. A later holder's quorum intersects this one
+ * in a node whose counter is already at least the token, and its {@code INCR} there
+ * happens after this lease let go of that node, so its token is larger. A node held back
+ * by the restart guard takes no part: a counter re-seeded during the guard window could
+ * trail tokens issued just before the restart. For several keys, every key's counters
+ * take part and the token is the maximum over all of them.
+ */
+final class Fencing {
+
+	private final QuorumLockEngine engine;
+
+	private final String counterTtlMillis;
+
+	Fencing(QuorumLockEngine engine, long counterTtlMillis) {
+		this.engine = engine;
+		this.counterTtlMillis = Long.toString(counterTtlMillis);
+	}
+
+	CompletableFuture<Long> token(RedisLease lease) {
+		if (lease.lost() != null) {
+			return CompletableFuture.failedFuture(lease.lost());
+		}
+		List<String> keys = lease.request().redisKeys();
+		AtomicLong max = new AtomicLong(Long.MIN_VALUE);
+		CompletableFuture<?>[] increments = new CompletableFuture<?>[keys.size()];
+		for (int i = 0; i < increments.length; i++) {
+			String[] names = { keys.get(i), LockKeys.fenceKey(keys.get(i)) };
+			increments[i] = this.engine
+				.voterRound((node) -> node.eval(Script.FENCE_INCREMENT, names, lease.token(), this.counterTtlMillis)
+					.thenApply((value) -> {
+						if (value < 0) {
+							return Round.Vote.NO;
+						}
+						max.accumulateAndGet(value, Math::max);
+						return Round.Vote.YES;
+					}));
+		}
+		return CompletableFuture.allOf(increments).thenCompose((ok) -> {
+			check(lease, increments, "incremented");
+			long token = max.get();
+			if (this.engine.quorum() == 1 && this.engine.nodeCount() == 1) {
+				return CompletableFuture.completedFuture(valid(lease, token));
+			}
+			String value = Long.toString(token);
+			CompletableFuture<?>[] raises = new CompletableFuture<?>[keys.size()];
+			for (int i = 0; i < raises.length; i++) {
+				String[] names = { keys.get(i), LockKeys.fenceKey(keys.get(i)) };
+				raises[i] = this.engine.voterRound(
+						(node) -> node.eval(Script.FENCE_RAISE, names, lease.token(), value, this.counterTtlMillis)
+							.thenApply((raised) -> (raised == 1L) ? Round.Vote.YES : Round.Vote.NO));
+			}
+			return CompletableFuture.allOf(raises).thenApply((done) -> {
+				check(lease, raises, "raised");
+				return valid(lease, token);
+			});
+		});
+	}
+
+	private void check(RedisLease lease, CompletableFuture<?>[] rounds, String step) {
+		for (CompletableFuture<?> round : rounds) {
+			Round.Tally tally = (Round.Tally) round.join();
+			if (tally.reached()) {
+				continue;
+			}
+			if (tally.answered() < tally.quorum()) {
+				throw new QuorumUnavailableException(lease.request().describe()
+						+ ": no fencing token, quorum unavailable: " + step + " " + tally.figures() + ", "
+						+ tally.answered() + " answered" + QuorumLockEngine.failures(tally));
+			}
+			throw this.engine.lose(lease, "fencing found the lease on only " + tally.figures());
+		}
+	}
+
+	private long valid(RedisLease lease, long token) {
+		if (Validity.remaining(lease.validUntil(), this.engine.nanoTime()) <= 0) {
+			throw this.engine.lose(lease, "expired while its fencing token was computed");
+		}
+		if (lease.lost() != null) {
+			throw lease.lost();
+		}
+		return token;
+	}
+
+}

@@ -1,0 +1,102 @@
+package io.quorumlock.redis;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Keeps each live lease honest on the engine's one scheduler thread (a task per lease,
+ * not a thread): a renewing lease is extended on every node with a compare-and-pexpire
+ * every lease/3; a lease that does not renew (or has reached {@code holdAtMost}) is
+ * checked when it runs out. A renewal counts only if a quorum extended every key and the
+ * lease was still valid when the round began; the new validity is measured from that
+ * start, net of drift. Anything else marks the lease lost at once.
+ */
+final class LeaseWatchdog {
+
+	private final QuorumLockEngine engine;
+
+	LeaseWatchdog(QuorumLockEngine engine) {
+		this.engine = engine;
+	}
+
+	/** Start watching a lease that was just granted. */
+	void watch(RedisLease lease) {
+		scheduleNext(lease);
+	}
+
+	private void scheduleNext(RedisLease lease) {
+		if (lease.isReleased() || lease.lost() != null) {
+			return;
+		}
+		long now = this.engine.nanoTime();
+		long at = renews(lease, now) ? nextRenewal(lease) : lease.validUntil();
+		lease
+			.watchdog(this.engine.scheduler().schedule(() -> tick(lease), Math.max(0, at - now), TimeUnit.NANOSECONDS));
+		if (lease.isReleased()) {
+			lease.cancelWatchdog(); // released while we scheduled
+		}
+	}
+
+	/** A third of the lease after the start its validity is measured from. */
+	private long nextRenewal(RedisLease lease) {
+		long leaseNanos = lease.request().lease().toNanos();
+		long start = lease.validUntil() - leaseNanos + this.engine.validity().driftNanos(leaseNanos);
+		return start + leaseNanos / 3;
+	}
+
+	private boolean renews(RedisLease lease, long now) {
+		ResolvedRequest request = lease.request();
+		return request.renew()
+				&& (request.holdAtMost().isEmpty() || now - lease.acquiredAt() < request.holdAtMost().get().toNanos());
+	}
+
+	private void tick(RedisLease lease) {
+		if (lease.isReleased() || lease.lost() != null) {
+			return;
+		}
+		long now = this.engine.nanoTime();
+		if (Validity.remaining(lease.validUntil(), now) <= 0) {
+			ResolvedRequest request = lease.request();
+			String why = !request.renew() ? "expired unrenewed after its lease of " + request.lease().toMillis() + " ms"
+					: "expired after renewal stopped at holdAtMost " + request.holdAtMost().get().toMillis() + " ms";
+			this.engine.lose(lease, why);
+			return;
+		}
+		if (!renews(lease, now)) {
+			scheduleNext(lease);
+			return;
+		}
+		renew(lease, now);
+	}
+
+	private void renew(RedisLease lease, long start) {
+		List<String> keys = lease.request().redisKeys();
+		String leaseMillis = Long.toString(lease.request().lease().toMillis());
+		CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
+		for (int i = 0; i < rounds.length; i++) {
+			String key = keys.get(i);
+			rounds[i] = this.engine.voterRound((node) -> node.eval(Script.EXTEND, key, lease.token(), leaseMillis)
+				.thenApply((extended) -> (extended == 1L) ? Round.Vote.YES : Round.Vote.NO));
+		}
+		CompletableFuture.allOf(rounds).whenComplete((ok, error) -> {
+			long now = this.engine.nanoTime();
+			long until = this.engine.validity().validUntil(start, lease.request().lease().toNanos());
+			for (CompletableFuture<?> round : rounds) {
+				Round.Tally tally = (Round.Tally) round.join();
+				if (!tally.reached()) {
+					this.engine.lose(lease, "renewal extended " + tally.figures() + QuorumLockEngine.failures(tally));
+					return;
+				}
+			}
+			if (Validity.remaining(until, now) <= 0) {
+				this.engine.lose(lease, "renewal took longer than the lease");
+				return;
+			}
+			lease.extendTo(until);
+			this.engine.listener().onRenewed(lease.request().request(), lease);
+			scheduleNext(lease);
+		});
+	}
+
+}

@@ -1,0 +1,110 @@
+package io.quorumlock.redis;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Per-key FIFO gates that make the threads of this JVM queue locally for a key, so that
+ * only one of them (the gate's owner) talks to Redis about it, and a local release hands
+ * the key to the next local waiter at once. A lease owns the gates of its keys from grant
+ * to release.
+ * <p>
+ * Invariant: a key has an entry in {@code gates} exactly while someone owns its gate, so
+ * an idle key leaves no state behind. Every transition happens inside
+ * {@link ConcurrentHashMap#compute}, and ownership passes through the atomic completion
+ * of a waiter's future: whoever completes it first (the leaver granting it, or the waiter
+ * giving up) decides whether the waiter became the owner.
+ */
+final class LocalGates {
+
+	private static final CompletableFuture<Void> OWNED = CompletableFuture.completedFuture(null);
+
+	private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
+
+	/** One key's gate. {@code waiters} is touched only inside {@code compute}. */
+	static final class Gate {
+
+		final ArrayDeque<CompletableFuture<Void>> waiters = new ArrayDeque<>();
+
+		/**
+		 * The lease holding the key through this gate, for re-entry checks; null while
+		 * acquiring.
+		 */
+		volatile RedisLease lease;
+
+	}
+
+	/** Take the gate if nobody owns it; never waits. */
+	boolean tryEnter(String key) {
+		return this.gates.putIfAbsent(key, new Gate()) == null;
+	}
+
+	/**
+	 * Take the gate, now or when the owners before us leave. The caller owns the gate
+	 * once the future completes normally; to give up, it completes the future
+	 * exceptionally, and if that fails (the gate was granted in between) it owns the gate
+	 * and must {@link #leave}.
+	 */
+	CompletableFuture<Void> enter(String key) {
+		@SuppressWarnings("unchecked")
+		CompletableFuture<Void>[] ticket = new CompletableFuture[1];
+		this.gates.compute(key, (k, gate) -> {
+			if (gate == null) {
+				ticket[0] = OWNED;
+				return new Gate();
+			}
+			ticket[0] = new CompletableFuture<>();
+			gate.waiters.add(ticket[0]);
+			return gate;
+		});
+		return ticket[0];
+	}
+
+	/**
+	 * Give the gate to the next waiter that still wants it, or drop it. Only the owner
+	 * calls this.
+	 */
+	void leave(String key) {
+		while (true) {
+			@SuppressWarnings("unchecked")
+			CompletableFuture<Void>[] next = new CompletableFuture[1];
+			this.gates.computeIfPresent(key, (k, gate) -> {
+				gate.lease = null;
+				CompletableFuture<Void> waiter;
+				do {
+					waiter = gate.waiters.poll();
+				}
+				while (waiter != null && waiter.isDone());
+				next[0] = waiter;
+				return (waiter != null) ? gate : null;
+			});
+			// Complete outside compute: the waiter's continuation may run on this thread.
+			if (next[0] == null || next[0].complete(null)) {
+				return;
+			}
+			// That waiter gave up in between; offer the gate to the one after it.
+		}
+	}
+
+	/** Leases holding gates now, each once. */
+	java.util.Collection<RedisLease> leases() {
+		java.util.Set<RedisLease> leases = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+		for (Gate gate : this.gates.values()) {
+			RedisLease lease = gate.lease;
+			if (lease != null) {
+				leases.add(lease);
+			}
+		}
+		return leases;
+	}
+
+	Gate gate(String key) {
+		return this.gates.get(key);
+	}
+
+	int size() {
+		return this.gates.size();
+	}
+
+}

@@ -1,0 +1,95 @@
+package io.quorumlock.redis;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+
+import io.quorumlock.LockNotAcquiredException;
+import io.quorumlock.LockRequest;
+
+/**
+ * {@link Lock} over one key. Holds are counted per thread through the engine's re-entry,
+ * so {@code lock(); lock(); unlock(); unlock();} takes Redis once and frees it once.
+ */
+final class LockView implements Lock {
+
+	/** {@code lock()} waits without a practical bound. */
+	static final Duration FOREVER = Duration.ofDays(365 * 100);
+
+	private final QuorumLockEngine engine;
+
+	private final LockRequest request;
+
+	LockView(QuorumLockEngine engine, String key) {
+		this.engine = engine;
+		this.request = LockRequest.of(key);
+	}
+
+	@Override
+	public void lock() {
+		this.engine.acquireBlocking(this.request.waitAtMost(FOREVER), false);
+	}
+
+	@Override
+	public void lockInterruptibly() throws InterruptedException {
+		if (Thread.interrupted()) {
+			throw new InterruptedException();
+		}
+		try {
+			this.engine.acquireBlocking(this.request.waitAtMost(FOREVER), true);
+		}
+		catch (LockNotAcquiredException ex) {
+			if (Thread.interrupted()) {
+				InterruptedException interrupted = new InterruptedException(ex.getMessage());
+				interrupted.initCause(ex);
+				throw interrupted;
+			}
+			throw ex;
+		}
+	}
+
+	@Override
+	public boolean tryLock() {
+		return this.engine.tryAcquire(this.request.waitAtMost(Duration.ZERO)).isPresent();
+	}
+
+	@Override
+	public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+		if (Thread.interrupted()) {
+			throw new InterruptedException();
+		}
+		Duration wait = Duration.ofNanos(Math.max(0, unit.toNanos(time)));
+		try {
+			this.engine.acquireBlocking(this.request.waitAtMost(wait), true);
+			return true;
+		}
+		catch (LockNotAcquiredException ex) {
+			if (Thread.interrupted()) {
+				throw new InterruptedException(ex.getMessage());
+			}
+			return false;
+		}
+	}
+
+	@Override
+	public void unlock() {
+		RedisLease lease = this.engine.heldByCurrentThread(this.request);
+		if (lease == null) {
+			throw new IllegalMonitorStateException("key '" + this.request.keys().get(0) + "' is not held by thread "
+					+ Thread.currentThread().getName());
+		}
+		if (lease.holds().get() > 1) {
+			lease.holds().decrementAndGet();
+		}
+		else {
+			lease.release();
+		}
+	}
+
+	@Override
+	public Condition newCondition() {
+		throw new UnsupportedOperationException("conditions are not supported on a distributed lock");
+	}
+
+}

@@ -1,0 +1,1105 @@
+package io.quorumlock.redis;
+
+import java.lang.System.Logger.Level;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Lock;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import io.quorumlock.DistributedLockRegistry;
+import io.quorumlock.Lease;
+import io.quorumlock.LeaseLostException;
+import io.quorumlock.LockException;
+import io.quorumlock.LockKeyException;
+import io.quorumlock.LockListener;
+import io.quorumlock.LockNotAcquiredException;
+import io.quorumlock.LockOptions;
+import io.quorumlock.LockRequest;
+import io.quorumlock.QuorumUnavailableException;
+import io.quorumlock.RegistryAdmin;
+import io.quorumlock.RegistryStatus;
+
+/**
+ * {@link DistributedLockRegistry} on one Redis master or on N independent masters with
+ * the Redlock quorum: single mode is N = 1 with quorum 1, the same code. Usable without
+ * Spring: <pre>{@code
+ * try (QuorumLockEngine locks = QuorumLockEngine.builder()
+ *         .nodes("redis://redis-1:6379", "redis://redis-2:6379", "redis://redis-3:6379")
+ *         .build()) {
+ *     try (Lease lease = locks.acquire(LockRequest.of("order:42").waitAtMost(Duration.ofSeconds(5)))) {
+ *         // at most one holder across every process using these masters
+ *     }
+ * }
+ * }</pre> Acquiring sends {@code SET key token NX PX lease} to every node in parallel,
+ * each bounded by the node timeout, and holds the lock iff a majority said OK and the
+ * validity left (the lease, less the time spent and a clock-drift allowance) is positive;
+ * otherwise it deletes its token on every node and, while the wait allows, retries when
+ * the holder's release is published or after a jittered back-off. Threads of this JVM
+ * waiting for one key queue locally, so only one of them polls Redis.
+ */
+public final class QuorumLockEngine implements DistributedLockRegistry, RegistryStatus, RegistryAdmin, AutoCloseable {
+
+	private static final System.Logger log = System.getLogger(QuorumLockEngine.class.getName());
+
+	private final List<RedisNode> nodes;
+
+	private final int quorum;
+
+	private final String keyPrefix;
+
+	private final LockOptions defaults;
+
+	private final Map<String, LockOptions> instances;
+
+	private final long nodeTimeoutNanos;
+
+	private final long retryMinNanos;
+
+	private final long retryMaxNanos;
+
+	private final Validity validity;
+
+	private final Listeners listener;
+
+	private final ScheduledThreadPoolExecutor scheduler;
+
+	private final ClientResources resources;
+
+	private final boolean ownsResources;
+
+	private final Tokens tokens = new Tokens(new SecureRandom());
+
+	private final LocalGates gates = new LocalGates();
+
+	private final ReleaseSignals signals;
+
+	private final LongSupplier nanoClock;
+
+	private volatile Thread schedulerThread;
+
+	private final OnLeaseLost onLeaseLost;
+
+	/** Restart guard setting; null means the longest lease in use. */
+	private final Duration rejoinDelay;
+
+	/**
+	 * Longest lease seen so far (defaults, instances, requests), for the restart guard.
+	 */
+	private final AtomicLong longestLeaseNanos;
+
+	private final int syncReplicas;
+
+	private final LeaseWatchdog watchdog = new LeaseWatchdog(this);
+
+	private final Fencing fencing;
+
+	private QuorumLockEngine(Builder builder, List<RedisURI> uris) {
+		this.keyPrefix = builder.keyPrefix;
+		this.defaults = builder.defaults.orElse(Builder.BUILT_IN);
+		this.instances = Map.copyOf(builder.instances);
+		this.nodeTimeoutNanos = builder.nodeTimeout.toNanos();
+		this.retryMinNanos = builder.retryMin.toNanos();
+		this.retryMaxNanos = builder.retryMax.toNanos();
+		this.validity = new Validity(builder.clockDriftFactor);
+		this.listener = new Listeners(builder.listeners);
+		this.nanoClock = builder.nanoClock;
+		this.onLeaseLost = builder.onLeaseLost;
+		this.rejoinDelay = builder.rejoinDelay;
+		this.syncReplicas = builder.syncReplicas;
+		this.fencing = new Fencing(this, builder.fencingCounterTtl.toMillis());
+		long longest = this.defaults.lease().orElseThrow().toNanos();
+		for (LockOptions options : this.instances.values()) {
+			longest = Math.max(longest, options.orElse(this.defaults).lease().orElseThrow().toNanos());
+		}
+		this.longestLeaseNanos = new AtomicLong(longest);
+		this.scheduler = new ScheduledThreadPoolExecutor(1, (runnable) -> {
+			Thread thread = new Thread(runnable, "quorumlock-scheduler");
+			thread.setDaemon(true);
+			this.schedulerThread = thread;
+			return thread;
+		});
+		this.scheduler.setRemoveOnCancelPolicy(true);
+		this.ownsResources = builder.clientResources == null;
+		this.resources = this.ownsResources ? DefaultClientResources.builder()
+			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS))
+			.build() : builder.clientResources;
+		Duration commandTimeout = builder.nodeTimeout.multipliedBy(10).compareTo(Duration.ofSeconds(1)) > 0
+				? builder.nodeTimeout.multipliedBy(10) : Duration.ofSeconds(1);
+		List<RedisNode> list = new ArrayList<>(uris.size());
+		ReleaseSignals[] signalsRef = new ReleaseSignals[1];
+		for (RedisURI uri : uris) {
+			String[] address = { uri.getHost() + ":" + uri.getPort() };
+			list.add(new RedisNode(uri, this.resources, commandTimeout, commandTimeout, this.scheduler, this.nanoClock,
+					(channel) -> signalsRef[0].onMessage(channel),
+					(error) -> this.listener.onNodeError(address[0], error)));
+		}
+		this.nodes = List.copyOf(list);
+		this.quorum = this.nodes.size() / 2 + 1;
+		this.signals = new ReleaseSignals(this.nodes);
+		signalsRef[0] = this.signals;
+		// Give the first connections a moment so that the first request finds them; a
+		// node
+		// that is down now keeps retrying in the background and is not an error.
+		CompletableFuture<?>[] first = this.nodes.stream().map(RedisNode::connect).toArray(CompletableFuture[]::new);
+		try {
+			CompletableFuture.allOf(first).get(commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | java.util.concurrent.TimeoutException ex) {
+			// reported per node through onNodeError
+		}
+		this.scheduler.scheduleWithFixedDelay(() -> this.nodes.forEach(RedisNode::refreshIfUnknown), 1, 1,
+				TimeUnit.SECONDS);
+	}
+
+	/**
+	 * The restart guard now: a node must have been up this long to vote; zero when off
+	 * (single mode, or a rejoin delay of zero).
+	 * @return the rejoin delay in force
+	 */
+	public Duration rejoinDelay() {
+		return Duration.ofNanos(rejoinDelayNanos());
+	}
+
+	long rejoinDelayNanos() {
+		if (this.nodes.size() == 1) {
+			return 0;
+		}
+		return (this.rejoinDelay != null) ? this.rejoinDelay.toNanos() : this.longestLeaseNanos.get();
+	}
+
+	/**
+	 * Start building an engine.
+	 * @return a new builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/**
+	 * Number of nodes a grant needs: N/2+1.
+	 * @return the quorum
+	 */
+	@Override
+	public int quorum() {
+		return this.quorum;
+	}
+
+	@Override
+	public String mode() {
+		return (this.nodes.size() == 1) ? "single" : "quorum";
+	}
+
+	@Override
+	public List<RegistryStatus.Node> nodes() {
+		long guard = rejoinDelayNanos();
+		List<RegistryStatus.Node> states = new ArrayList<>(this.nodes.size());
+		for (RedisNode node : this.nodes) {
+			long uptime = node.uptimeNanos();
+			boolean voting = node.isVoting(guard);
+			long heldBack = voting ? 0 : (uptime < 0) ? guard : guard - uptime;
+			states.add(new RegistryStatus.Node(node.address(), node.isConnected(),
+					Duration.ofNanos(Math.max(0, node.lastLatencyNanos())), Duration.ofNanos(uptime), voting,
+					Duration.ofNanos(Math.max(0, heldBack))));
+		}
+		return states;
+	}
+
+	@Override
+	public List<RegistryStatus.HeldLease> leases() {
+		long now = nanoTime();
+		java.time.Instant wallNow = java.time.Instant.now();
+		List<RegistryStatus.HeldLease> held = new ArrayList<>();
+		for (RedisLease lease : this.gates.leases()) {
+			if (lease.isReleased()) {
+				continue;
+			}
+			held.add(new RegistryStatus.HeldLease(lease.request().request().label(), lease.request().redisKeys(),
+					wallNow.minusNanos(now - lease.acquiredAt()), lease.remaining(), lease.knownFencingToken(),
+					lease.holds().get()));
+		}
+		return held;
+	}
+
+	@Override
+	public int forceUnlock(String redisKey) {
+		if (redisKey == null || !redisKey.startsWith(this.keyPrefix) || redisKey.length() == this.keyPrefix.length()) {
+			throw new IllegalArgumentException(
+					"force-unlock: '" + redisKey + "' is not a lock key under the prefix '" + this.keyPrefix + "'");
+		}
+		log.log(Level.WARNING, "force-unlock of " + redisKey + " requested by an operator");
+		String channel = LockKeys.channel(redisKey);
+		// every node's answer counts here, so the round waits for all of them (or the
+		// deadline)
+		Round.Tally tally = runRound(this.nodes.size(),
+				(node) -> node.eval(Script.FORCE_RELEASE, redisKey, channel)
+					.thenApply((deleted) -> (deleted == 1L) ? Round.Vote.YES : Round.Vote.NO),
+				this.nodeTimeoutNanos)
+			.join();
+		return tally.yes();
+	}
+
+	@Override
+	public List<String> keysWithoutTtl(int limit) {
+		String pattern = this.keyPrefix.replaceAll("([*?\\[\\]\\\\])", "\\\\$1") + "*";
+		List<String> leaks = new ArrayList<>();
+		List<CompletableFuture<List<String>>> scans = this.nodes.stream()
+			.map((node) -> node.keysWithoutTtl(pattern, limit, 100))
+			.toList();
+		for (int i = 0; i < scans.size(); i++) {
+			try {
+				for (String key : scans.get(i).get(10, TimeUnit.SECONDS)) {
+					if (leaks.size() < limit) {
+						leaks.add(this.nodes.get(i).address() + " " + key);
+					}
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				break;
+			}
+			catch (ExecutionException | java.util.concurrent.TimeoutException ex) {
+				leaks.add(this.nodes.get(i).address() + " scan failed: " + RedisNode.unwrap(ex).getMessage());
+			}
+		}
+		return leaks;
+	}
+
+	/**
+	 * Addresses ({@code host:port}, never credentials) of the nodes, in configuration
+	 * order.
+	 * @return the node addresses
+	 */
+	public List<String> nodeAddresses() {
+		return this.nodes.stream().map(RedisNode::address).toList();
+	}
+
+	@Override
+	public Lease acquire(LockRequest request) {
+		return acquireBlocking(request, true);
+	}
+
+	@Override
+	public Optional<Lease> tryAcquire(LockRequest request) {
+		try {
+			return Optional.of(acquireBlocking(request, true));
+		}
+		catch (LockNotAcquiredException ex) {
+			if (Thread.currentThread().isInterrupted()) {
+				throw ex;
+			}
+			return Optional.empty();
+		}
+	}
+
+	@Override
+	public CompletableFuture<Lease> acquireAsync(LockRequest request) {
+		ResolvedRequest resolved;
+		try {
+			resolved = resolve(request);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		CompletableFuture<RedisLease> result = start(resolved);
+		CompletableFuture<Lease> view = result.thenApply((lease) -> lease);
+		// Cancelling what the caller holds must stop the acquisition behind it.
+		view.whenComplete((lease, error) -> {
+			if (error instanceof CancellationException) {
+				result.cancel(false);
+			}
+		});
+		return view;
+	}
+
+	@Override
+	public <T> T execute(LockRequest request, Callable<T> action) {
+		Lease lease = acquire(request);
+		try {
+			return action.call();
+		}
+		catch (RuntimeException | Error ex) {
+			throw ex;
+		}
+		catch (Exception ex) {
+			throw new UndeclaredThrowableException(ex,
+					"checked exception from the action run under " + resolveQuietly(request));
+		}
+		finally {
+			lease.release();
+		}
+	}
+
+	@Override
+	public Lock asLock(String key) {
+		LockRequest.of(key);
+		return new LockView(this, key);
+	}
+
+	/**
+	 * Blocking acquisition shared by every blocking entry point; re-entrant per thread.
+	 */
+	Lease acquireBlocking(LockRequest request, boolean interruptible) {
+		ResolvedRequest resolved = resolve(request);
+		RedisLease held = heldByCurrentThread(resolved);
+		if (held != null) {
+			if (!held.isValid()) {
+				// never hand out a hold on a lease that no longer protects anything
+				LeaseLostException lost = (held.lost() != null) ? held.lost()
+						: lose(held, "expired before this thread re-entered it");
+				throw new LeaseLostException(lost.getMessage() + "; release it before locking again");
+			}
+			return new ReentrantHold(held);
+		}
+		CompletableFuture<RedisLease> future = start(resolved);
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					RedisLease lease = future.get();
+					lease.owner(Thread.currentThread());
+					return lease;
+				}
+				catch (InterruptedException ex) {
+					if (interruptible) {
+						future.cancel(false);
+						Thread.currentThread().interrupt();
+						throw new LockNotAcquiredException(
+								resolved.describe() + ": not acquired, the waiting thread was interrupted");
+					}
+					interrupted = true;
+				}
+				catch (ExecutionException ex) {
+					throw forCaller(ex.getCause());
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private CompletableFuture<RedisLease> start(ResolvedRequest resolved) {
+		long now = nanoTime();
+		return new Acquisition(this, resolved, this.tokens.next(), now).start();
+	}
+
+	/**
+	 * Rethrow an acquisition failure on the caller's thread, as the same type with the
+	 * caller's stack trace and the original as cause.
+	 */
+	private static RuntimeException forCaller(Throwable failure) {
+		if (failure instanceof QuorumUnavailableException ex) {
+			QuorumUnavailableException copy = new QuorumUnavailableException(ex.getMessage());
+			copy.initCause(ex);
+			return copy;
+		}
+		if (failure instanceof LockNotAcquiredException ex) {
+			LockNotAcquiredException copy = new LockNotAcquiredException(ex.getMessage());
+			copy.initCause(ex);
+			return copy;
+		}
+		if (failure instanceof RuntimeException ex) {
+			return ex;
+		}
+		return new UndeclaredThrowableException(failure);
+	}
+
+	/**
+	 * The lease this thread holds on every key of the request, or null if it holds none.
+	 */
+	RedisLease heldByCurrentThread(LockRequest request) {
+		return heldByCurrentThread(resolve(request));
+	}
+
+	private RedisLease heldByCurrentThread(ResolvedRequest resolved) {
+		Thread me = Thread.currentThread();
+		RedisLease held = null;
+		int count = 0;
+		for (String key : resolved.redisKeys()) {
+			LocalGates.Gate gate = this.gates.gate(key);
+			RedisLease lease = (gate != null) ? gate.lease : null;
+			if (lease != null && lease.owner() == me && !lease.isReleased()) {
+				if (held != null && held != lease) {
+					throw partialReentry(resolved);
+				}
+				held = lease;
+				count++;
+			}
+		}
+		if (count > 0 && count < resolved.redisKeys().size()) {
+			throw partialReentry(resolved);
+		}
+		return held;
+	}
+
+	private static IllegalStateException partialReentry(ResolvedRequest resolved) {
+		return new IllegalStateException(resolved.describe() + ": this thread already holds some of these keys "
+				+ "under another lease; lock the whole set in the outermost call so keys are taken in sorted order");
+	}
+
+	/** Resolve options (request, then instance by name, then defaults) and check them. */
+	ResolvedRequest resolve(LockRequest request) {
+		LockOptions options = request.options()
+			.orElse(this.instances.getOrDefault(request.name(), LockOptions.none()))
+			.orElse(this.defaults);
+		Duration lease = options.lease().orElseThrow();
+		if (lease.toNanos() > this.longestLeaseNanos.get()) {
+			this.longestLeaseNanos.accumulateAndGet(lease.toNanos(), Math::max);
+		}
+		List<String> redisKeys = new ArrayList<>(request.keys().size());
+		for (String key : request.keys()) {
+			redisKeys.add(LockKeys.lockKey(this.keyPrefix, request.name(), key));
+		}
+		ResolvedRequest resolved = new ResolvedRequest(request, List.copyOf(redisKeys), lease,
+				options.waitAtMost().orElseThrow(), options.renew().orElseThrow(), options.holdAtMost());
+		if (lease.toNanos() <= 3 * this.nodeTimeoutNanos) {
+			throw new IllegalArgumentException(resolved.describe() + ": lease " + lease.toMillis()
+					+ " ms is too short for node timeout " + TimeUnit.NANOSECONDS.toMillis(this.nodeTimeoutNanos)
+					+ " ms: the node timeout must be below a third of every lease");
+		}
+		if (resolved.holdAtMost().isPresent() && resolved.holdAtMost().get().compareTo(lease) < 0) {
+			throw new IllegalArgumentException(resolved.describe() + ": holdAtMost "
+					+ resolved.holdAtMost().get().toMillis() + " ms is shorter than lease " + lease.toMillis() + " ms");
+		}
+		return resolved;
+	}
+
+	private String resolveQuietly(LockRequest request) {
+		try {
+			return resolve(request).describe();
+		}
+		catch (RuntimeException ex) {
+			return request.toString();
+		}
+	}
+
+	/**
+	 * Release a lease, waiting for the nodes unless called on an I/O or scheduler thread
+	 * (where waiting could stall the very thread that completes the release).
+	 */
+	void release(RedisLease lease) {
+		CompletableFuture<Void> released = releaseAsync(lease);
+		Thread current = Thread.currentThread();
+		if (current instanceof FastThreadLocalThread || current == this.schedulerThread) {
+			return;
+		}
+		try {
+			released.join();
+		}
+		catch (CompletionException ex) {
+			throw (ex.getCause() instanceof RuntimeException cause) ? cause : ex;
+		}
+	}
+
+	/**
+	 * Release a lease without blocking: compare-and-delete on every node in parallel,
+	 * then hand its keys to the next local waiter. Completes when the nodes answered or
+	 * timed out; exceptionally with the {@link LeaseLostException} if the lease had been
+	 * lost and the policy is to throw. The keys are deleted either way where this token
+	 * still holds them, and nothing else is.
+	 */
+	CompletableFuture<Void> releaseAsync(RedisLease lease) {
+		if (lease.isReleased()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		long now = nanoTime();
+		LeaseLostException lost = lease.lost();
+		if (lost == null && Validity.remaining(lease.validUntil(), now) <= 0) {
+			lost = lose(lease,
+					"expired " + TimeUnit.NANOSECONDS.toMillis(now - lease.validUntil()) + " ms before its release");
+		}
+		if (!lease.markReleased()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		lease.cancelWatchdog();
+		List<String> keys = lease.request().redisKeys();
+		CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
+		for (int i = 0; i < rounds.length; i++) {
+			rounds[i] = releaseOnAll(keys.get(i), lease.token());
+		}
+		LeaseLostException loss = lost;
+		return CompletableFuture.allOf(rounds).handle((ok, error) -> {
+			keys.forEach(this.gates::leave);
+			this.listener.onReleased(lease.request().request(), lease,
+					Duration.ofNanos(nanoTime() - lease.acquiredAt()));
+			if (loss != null && this.onLeaseLost == OnLeaseLost.THROW) {
+				throw new CompletionException(loss);
+			}
+			return null;
+		});
+	}
+
+	/**
+	 * Mark a lease lost (once): it turns invalid at once, the loss is logged and the
+	 * listeners are told. Returns the loss, for the caller to throw.
+	 */
+	LeaseLostException lose(RedisLease lease, String why) {
+		LeaseLostException loss = new LeaseLostException(lease.request().describe() + ": lease lost, " + why);
+		if (lease.markLost(loss)) {
+			log.log(Level.WARNING, loss.getMessage());
+			this.listener.onLost(lease.request().request(), lease, loss);
+			return loss;
+		}
+		LeaseLostException earlier = lease.lost();
+		return (earlier != null) ? earlier : loss;
+	}
+
+	/** Compare-and-delete a key for a token on every node in parallel, voting or not. */
+	CompletableFuture<Round.Tally> releaseOnAll(String key, String token) {
+		String channel = LockKeys.channel(key);
+		return round((node) -> node.eval(Script.RELEASE, key, token, channel)
+			.thenApply((deleted) -> (deleted == 1L) ? Round.Vote.YES : Round.Vote.NO));
+	}
+
+	/**
+	 * How late Redis may answer a {@code WAIT} past its own timeout: a server checks
+	 * blocked clients' timeouts on its timer, every {@code 1000 / hz} ms (100 ms at the
+	 * default {@code hz 10}), so a 100 ms {@code WAIT} can answer after nearly 200 ms.
+	 */
+	private static final long WAIT_TIMER_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+	/**
+	 * One acquisition round for a key: {@code SET NX PX} on every voting node, followed
+	 * by {@code WAIT} where replicas must acknowledge it (the deadline then covers both,
+	 * plus the server's timer slack, so a refused {@code WAIT} is heard as a refusal and
+	 * not as silence; the time spent still comes off the validity).
+	 */
+	CompletableFuture<Round.Tally> acquireRound(String key, String token, long leaseMillis) {
+		if (this.syncReplicas == 0) {
+			return voterRound((node) -> node.setIfAbsent(key, token, leaseMillis)
+				.thenApply((set) -> set ? Round.Vote.YES : Round.Vote.NO), this.nodeTimeoutNanos);
+		}
+		long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(this.nodeTimeoutNanos));
+		return voterRound(
+				(node) -> node.setIfAbsent(key, token, leaseMillis)
+					.thenCompose((set) -> set
+							? node.awaitReplicas(this.syncReplicas, waitMillis).thenApply((ok) -> Round.Vote.YES)
+							: CompletableFuture.completedFuture(Round.Vote.NO)),
+				2 * this.nodeTimeoutNanos + WAIT_TIMER_SLACK_NANOS);
+	}
+
+	/** Fan a command out to every node with the node timeout as the deadline. */
+	CompletableFuture<Round.Tally> round(Function<RedisNode, CompletableFuture<Round.Vote>> command) {
+		return runRound(this.quorum, command, this.nodeTimeoutNanos);
+	}
+
+	/**
+	 * Fan a command out to the nodes the restart guard lets vote; the others are neither
+	 * sent the command nor counted.
+	 */
+	CompletableFuture<Round.Tally> voterRound(Function<RedisNode, CompletableFuture<Round.Vote>> command) {
+		return voterRound(command, this.nodeTimeoutNanos);
+	}
+
+	private CompletableFuture<Round.Tally> voterRound(Function<RedisNode, CompletableFuture<Round.Vote>> command,
+			long timeoutNanos) {
+		long guard = rejoinDelayNanos();
+		return runRound(this.quorum, (node) -> node.isVoting(guard) ? command.apply(node)
+				: CompletableFuture.failedFuture(heldBack(node, guard)), timeoutNanos);
+	}
+
+	/**
+	 * Every round goes through here, so that each failing node is reported once per
+	 * round.
+	 */
+	private CompletableFuture<Round.Tally> runRound(int votesNeeded,
+			Function<RedisNode, CompletableFuture<Round.Vote>> command, long timeoutNanos) {
+		return Round.run(this.nodes, votesNeeded, command, timeoutNanos, this.scheduler,
+				(node, error) -> this.listener.onNodeError(node.address(), error));
+	}
+
+	private static NodeHeldBackException heldBack(RedisNode node, long guardNanos) {
+		long uptime = node.uptimeNanos();
+		long guardSeconds = TimeUnit.NANOSECONDS.toSeconds(guardNanos);
+		if (uptime < 0) {
+			return new NodeHeldBackException(
+					"held back by the restart guard until its uptime is read (rejoin-delay " + guardSeconds + " s)");
+		}
+		long left = TimeUnit.NANOSECONDS.toSeconds(guardNanos - uptime + 999_999_999);
+		return new NodeHeldBackException(
+				"held back by the restart guard for another " + left + " s (rejoin-delay " + guardSeconds + " s)");
+	}
+
+	static String failures(Round.Tally tally) {
+		return tally.failures().isEmpty() ? "" : " (" + String.join("; ", tally.failures()) + ")";
+	}
+
+	/** The lease's fencing token, computed on the first call. */
+	long fencingToken(RedisLease lease) {
+		CompletableFuture<Long> token = lease.fencing(() -> this.fencing.token(lease));
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					return token.get();
+				}
+				catch (InterruptedException ex) {
+					interrupted = true; // bounded by two rounds: finish, then restore the
+										// flag
+				}
+				catch (ExecutionException ex) {
+					Throwable cause = RedisNode.unwrap(ex.getCause());
+					if (cause instanceof LeaseLostException lost) {
+						LeaseLostException copy = new LeaseLostException(lost.getMessage());
+						copy.initCause(lost);
+						throw copy;
+					}
+					throw forCaller(cause);
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	int nodeCount() {
+		return this.nodes.size();
+	}
+
+	LeaseWatchdog watchdog() {
+		return this.watchdog;
+	}
+
+	long nanoTime() {
+		return this.nanoClock.getAsLong();
+	}
+
+	/** A jittered retry delay in [retry min, retry max]. */
+	long retryDelayNanos() {
+		if (this.retryMaxNanos <= this.retryMinNanos) {
+			return this.retryMinNanos;
+		}
+		return ThreadLocalRandom.current().nextLong(this.retryMinNanos, this.retryMaxNanos + 1);
+	}
+
+	long nodeTimeoutNanos() {
+		return this.nodeTimeoutNanos;
+	}
+
+	Validity validity() {
+		return this.validity;
+	}
+
+	ScheduledExecutorService scheduler() {
+		return this.scheduler;
+	}
+
+	LocalGates gates() {
+		return this.gates;
+	}
+
+	ReleaseSignals signals() {
+		return this.signals;
+	}
+
+	LockListener listener() {
+		return this.listener;
+	}
+
+	/**
+	 * Close every connection and stop the engine's threads. Leases still held are left to
+	 * expire on the nodes.
+	 */
+	@Override
+	public void close() {
+		this.scheduler.shutdownNow();
+		this.nodes.forEach(RedisNode::close);
+		boolean interrupted = false;
+		try {
+			this.scheduler.awaitTermination(2, TimeUnit.SECONDS);
+			if (this.ownsResources) {
+				this.resources.shutdown(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
+			}
+		}
+		catch (InterruptedException ex) {
+			interrupted = true;
+		}
+		catch (ExecutionException | java.util.concurrent.TimeoutException ex) {
+			log.log(Level.WARNING, "Lettuce resources did not shut down cleanly", ex);
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * Builds a {@link QuorumLockEngine}. Every setting has a default except the nodes.
+	 */
+	public static final class Builder {
+
+		/** Default node timeout. */
+		public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
+
+		/** Default clock drift factor. */
+		public static final double DEFAULT_CLOCK_DRIFT_FACTOR = 0.01;
+
+		/** Default key prefix. */
+		public static final String DEFAULT_KEY_PREFIX = "lock:";
+
+		/** Default time to live of a fencing counter. */
+		public static final Duration DEFAULT_FENCING_COUNTER_TTL = Duration.ofHours(1);
+
+		/** Default lease of a request that sets none. */
+		public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+
+		/** Default lower bound of the jittered retry delay. */
+		public static final Duration DEFAULT_RETRY_MIN = Duration.ofMillis(10);
+
+		/** Default upper bound of the jittered retry delay. */
+		public static final Duration DEFAULT_RETRY_MAX = Duration.ofMillis(200);
+
+		static final LockOptions BUILT_IN = LockOptions.none()
+			.lease(DEFAULT_LEASE)
+			.waitAtMost(Duration.ZERO)
+			.renew(true);
+
+		private final List<String> uris = new ArrayList<>();
+
+		private final List<RedisURI> redisUris = new ArrayList<>();
+
+		private String keyPrefix = DEFAULT_KEY_PREFIX;
+
+		private LockOptions defaults = LockOptions.none();
+
+		private final Map<String, LockOptions> instances = new LinkedHashMap<>();
+
+		private Duration nodeTimeout = DEFAULT_NODE_TIMEOUT;
+
+		private double clockDriftFactor = DEFAULT_CLOCK_DRIFT_FACTOR;
+
+		private Duration retryMin = DEFAULT_RETRY_MIN;
+
+		private Duration retryMax = DEFAULT_RETRY_MAX;
+
+		private final List<LockListener> listeners = new ArrayList<>();
+
+		private ClientResources clientResources;
+
+		private LongSupplier nanoClock = System::nanoTime;
+
+		private OnLeaseLost onLeaseLost = OnLeaseLost.THROW;
+
+		private Duration rejoinDelay;
+
+		private int syncReplicas;
+
+		private Duration fencingCounterTtl = DEFAULT_FENCING_COUNTER_TTL;
+
+		private Builder() {
+		}
+
+		/**
+		 * What a release reports when the lease was lost before it (default: throw).
+		 * @param onLeaseLost the policy
+		 * @return this builder
+		 */
+		public Builder onLeaseLost(OnLeaseLost onLeaseLost) {
+			this.onLeaseLost = requireNonNull(onLeaseLost, "onLeaseLost");
+			return this;
+		}
+
+		/**
+		 * Restart guard: a node that restarted less than this long ago does not count
+		 * toward a quorum. Unset means the longest lease in use (at least the default
+		 * lease); zero turns the guard off. Single mode (one node) has no guard.
+		 * @param rejoinDelay zero or more
+		 * @return this builder
+		 */
+		public Builder rejoinDelay(Duration rejoinDelay) {
+			this.rejoinDelay = requireNonNull(rejoinDelay, "rejoinDelay");
+			return this;
+		}
+
+		/**
+		 * Replicas that must acknowledge each grant (Redis {@code WAIT}) before it
+		 * counts; zero, the default, waits for none.
+		 * @param syncReplicas zero or more
+		 * @return this builder
+		 */
+		public Builder syncReplicas(int syncReplicas) {
+			this.syncReplicas = syncReplicas;
+			return this;
+		}
+
+		/**
+		 * Time to live of each per-key fencing counter after its last use.
+		 * @param fencingCounterTtl a positive duration
+		 * @return this builder
+		 */
+		public Builder fencingCounterTtl(Duration fencingCounterTtl) {
+			this.fencingCounterTtl = requireNonNull(fencingCounterTtl, "fencingCounterTtl");
+			return this;
+		}
+
+		/**
+		 * Add nodes by URI ({@code redis://[user:password@]host:port[/db]} or
+		 * {@code rediss://} for TLS), checked strictly: a scheme, a host and a numeric
+		 * port.
+		 * @param uris the node URIs
+		 * @return this builder
+		 */
+		public Builder nodes(String... uris) {
+			return nodes(List.of(uris));
+		}
+
+		/**
+		 * Add nodes by URI.
+		 * @param uris the node URIs
+		 * @return this builder
+		 * @see #nodes(String...)
+		 */
+		public Builder nodes(List<String> uris) {
+			this.uris.addAll(uris);
+			return this;
+		}
+
+		/**
+		 * Add nodes as Lettuce {@link RedisURI}s (for settings a URI string cannot
+		 * carry).
+		 * @param uris the nodes
+		 * @return this builder
+		 */
+		public Builder redisUris(List<RedisURI> uris) {
+			this.redisUris.addAll(uris);
+			return this;
+		}
+
+		/**
+		 * Prefix of every Redis key.
+		 * @param keyPrefix the prefix, for example {@code lock:}
+		 * @return this builder
+		 */
+		public Builder keyPrefix(String keyPrefix) {
+			this.keyPrefix = requireNonNull(keyPrefix, "keyPrefix");
+			return this;
+		}
+
+		/**
+		 * Defaults for options a request does not set (built in: lease 30 s, no wait,
+		 * renew, no bound on renewal).
+		 * @param defaults the defaults
+		 * @return this builder
+		 */
+		public Builder defaults(LockOptions defaults) {
+			this.defaults = requireNonNull(defaults, "defaults");
+			return this;
+		}
+
+		/**
+		 * Options for requests with the given name, between the request's and the
+		 * defaults.
+		 * @param name the lock name
+		 * @param options the options
+		 * @return this builder
+		 */
+		public Builder instance(String name, LockOptions options) {
+			this.instances.put(requireNonNull(name, "name"), requireNonNull(options, "options"));
+			return this;
+		}
+
+		/**
+		 * Bound on each node's answer within one round; must stay below a third of every
+		 * lease.
+		 * @param nodeTimeout a positive duration
+		 * @return this builder
+		 */
+		public Builder nodeTimeout(Duration nodeTimeout) {
+			this.nodeTimeout = requireNonNull(nodeTimeout, "nodeTimeout");
+			return this;
+		}
+
+		/**
+		 * Share of a lease assumed lost to clock drift between nodes, in [0, 0.5).
+		 * @param clockDriftFactor the factor
+		 * @return this builder
+		 */
+		public Builder clockDriftFactor(double clockDriftFactor) {
+			this.clockDriftFactor = clockDriftFactor;
+			return this;
+		}
+
+		/**
+		 * Bounds of the jittered delay between attempts while waiting.
+		 * @param min the shortest delay
+		 * @param max the longest delay
+		 * @return this builder
+		 */
+		public Builder retryDelay(Duration min, Duration max) {
+			this.retryMin = requireNonNull(min, "min");
+			this.retryMax = requireNonNull(max, "max");
+			return this;
+		}
+
+		/**
+		 * Add a listener.
+		 * @param listener the listener
+		 * @return this builder
+		 */
+		public Builder listener(LockListener listener) {
+			this.listeners.add(requireNonNull(listener, "listener"));
+			return this;
+		}
+
+		/**
+		 * Lettuce resources to share (event loops, timers); by default the engine creates
+		 * and closes its own.
+		 * @param clientResources the resources
+		 * @return this builder
+		 */
+		public Builder clientResources(ClientResources clientResources) {
+			this.clientResources = requireNonNull(clientResources, "clientResources");
+			return this;
+		}
+
+		Builder nanoClock(LongSupplier nanoClock) {
+			this.nanoClock = nanoClock;
+			return this;
+		}
+
+		/**
+		 * Check the settings and start connecting to the nodes in the background; a node
+		 * that is unreachable now is not an error.
+		 * @return the engine
+		 * @throws IllegalArgumentException for a bad setting, naming it and its value
+		 */
+		public QuorumLockEngine build() {
+			List<RedisURI> all = new ArrayList<>();
+			for (String uri : this.uris) {
+				all.add(parseNodeUri(uri));
+			}
+			all.addAll(this.redisUris);
+			if (all.isEmpty()) {
+				throw new IllegalArgumentException("nodes: at least one Redis node is required, got none");
+			}
+			Set<String> seen = new HashSet<>();
+			for (RedisURI uri : all) {
+				String address = uri.getHost() + ":" + uri.getPort();
+				if (!seen.add(address.toLowerCase(java.util.Locale.ROOT))) {
+					throw new IllegalArgumentException("nodes: " + address + " is listed twice");
+				}
+			}
+			if (all.size() > 1 && all.size() % 2 == 0) {
+				log.log(Level.WARNING, "nodes: " + all.size() + " nodes tolerate no more failures than "
+						+ (all.size() - 1) + "; an odd number of independent masters is recommended");
+			}
+			if (this.nodeTimeout.isNegative() || this.nodeTimeout.isZero()) {
+				throw new IllegalArgumentException("nodeTimeout must be positive, was " + this.nodeTimeout);
+			}
+			if (!(this.clockDriftFactor >= 0 && this.clockDriftFactor < 0.5)) {
+				throw new IllegalArgumentException(
+						"clockDriftFactor must be in [0, 0.5), was " + this.clockDriftFactor);
+			}
+			if (this.retryMin.isNegative() || this.retryMax.compareTo(this.retryMin) < 0) {
+				throw new IllegalArgumentException("retryDelay must satisfy 0 <= min <= max, was "
+						+ this.retryMin.toMillis() + " ms.." + this.retryMax.toMillis() + " ms");
+			}
+			LockOptions effective = this.defaults.orElse(BUILT_IN);
+			checkLease("defaults", effective);
+			this.instances.forEach((name, options) -> checkLease("instance '" + name + "'", options.orElse(effective)));
+			return new QuorumLockEngine(this, all);
+		}
+
+		private void checkLease(String where, LockOptions options) {
+			Duration lease = options.lease().orElseThrow();
+			if (lease.toNanos() <= 3 * this.nodeTimeout.toNanos()) {
+				throw new IllegalArgumentException(where + ": nodeTimeout " + this.nodeTimeout.toMillis()
+						+ " ms must be below a third of the lease " + lease.toMillis() + " ms");
+			}
+			if (options.holdAtMost().isPresent() && options.holdAtMost().get().compareTo(lease) < 0) {
+				throw new IllegalArgumentException(where + ": holdAtMost " + options.holdAtMost().get().toMillis()
+						+ " ms is shorter than the lease " + lease.toMillis() + " ms");
+			}
+		}
+
+		/**
+		 * Parse a node URI strictly: Lettuce alone would take
+		 * {@code redis://host:notaport} as a host name. The message never repeats the
+		 * password.
+		 */
+		static RedisURI parseNodeUri(String text) {
+			if (text == null || text.isBlank()) {
+				throw new IllegalArgumentException("nodes: a node URI must not be empty");
+			}
+			URI uri;
+			try {
+				uri = new URI(text.trim());
+			}
+			catch (URISyntaxException ex) {
+				throw new IllegalArgumentException(
+						"nodes: '" + redact(text) + "' is not a valid URI: " + ex.getReason());
+			}
+			String scheme = uri.getScheme();
+			if (!"redis".equals(scheme) && !"rediss".equals(scheme)) {
+				throw new IllegalArgumentException("nodes: '" + redact(text) + "' must start with redis:// or rediss://"
+						+ ((scheme != null) ? ", not " + scheme + "://" : ""));
+			}
+			if (uri.getHost() == null) {
+				throw new IllegalArgumentException(
+						"nodes: '" + redact(text) + "' needs a host and a numeric port, as redis://host:6379");
+			}
+			if (uri.getPort() == 0 || uri.getPort() > 65535) {
+				throw new IllegalArgumentException(
+						"nodes: '" + redact(text) + "' has port " + uri.getPort() + ", outside 1..65535");
+			}
+			String path = uri.getPath();
+			if (path != null && !path.isEmpty() && !path.matches("/\\d{0,2}")) {
+				throw new IllegalArgumentException("nodes: '" + redact(text) + "' has path '" + path
+						+ "'; only a database number such as /0 is allowed");
+			}
+			try {
+				return RedisURI.create(uri.toString());
+			}
+			catch (RuntimeException ex) {
+				throw new IllegalArgumentException("nodes: '" + redact(text) + "' is not a valid Redis URI");
+			}
+		}
+
+		/** The URI with any user info replaced, for messages. */
+		static String redact(String text) {
+			return text.replaceAll("(?<=://)[^@/]*@", "***@");
+		}
+
+		private static <T> T requireNonNull(T value, String name) {
+			if (value == null) {
+				throw new IllegalArgumentException("'" + name + "' must not be null");
+			}
+			return value;
+		}
+
+	}
+
+}

@@ -1,0 +1,197 @@
+package io.quorumlock.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+import io.quorumlock.LeaseLostException;
+import io.quorumlock.Lease;
+
+/**
+ * A lease granted by {@link QuorumLockEngine}: the token that owns its keys on the nodes
+ * and the instant until which the grant is valid.
+ */
+final class RedisLease implements Lease {
+
+	private final QuorumLockEngine engine;
+
+	private final ResolvedRequest request;
+
+	private final String token;
+
+	private final long acquiredAt;
+
+	private final AtomicBoolean released = new AtomicBoolean();
+
+	/**
+	 * Holds by its owner thread: 1 for the grant plus one per re-entry not yet released.
+	 */
+	private final AtomicInteger holds = new AtomicInteger(1);
+
+	/** nanoTime until which the grant is valid, net of acquisition time and drift. */
+	private volatile long validUntil;
+
+	/**
+	 * The thread that acquired it through a blocking call, for re-entry; null otherwise.
+	 */
+	private volatile Thread owner;
+
+	/** Set once when the lease is lost before release; never cleared. */
+	private final AtomicReference<LeaseLostException> lost = new AtomicReference<>();
+
+	/** The pending renewal or expiry check, cancelled on release. */
+	private volatile ScheduledFuture<?> watchdog;
+
+	/**
+	 * The fencing token once asked for: in flight, done, or failed (and then retried).
+	 */
+	private final AtomicReference<CompletableFuture<Long>> fencing = new AtomicReference<>();
+
+	RedisLease(QuorumLockEngine engine, ResolvedRequest request, String token, long acquiredAt, long validUntil) {
+		this.engine = engine;
+		this.request = request;
+		this.token = token;
+		this.acquiredAt = acquiredAt;
+		this.validUntil = validUntil;
+	}
+
+	ResolvedRequest request() {
+		return this.request;
+	}
+
+	String token() {
+		return this.token;
+	}
+
+	long acquiredAt() {
+		return this.acquiredAt;
+	}
+
+	long validUntil() {
+		return this.validUntil;
+	}
+
+	Thread owner() {
+		return this.owner;
+	}
+
+	void owner(Thread owner) {
+		this.owner = owner;
+	}
+
+	AtomicInteger holds() {
+		return this.holds;
+	}
+
+	boolean isReleased() {
+		return this.released.get();
+	}
+
+	/** Extend the validity; it only ever moves forward. */
+	void extendTo(long validUntil) {
+		if (validUntil - this.validUntil > 0) {
+			this.validUntil = validUntil;
+		}
+	}
+
+	LeaseLostException lost() {
+		return this.lost.get();
+	}
+
+	/** Mark lost; true only for the first loss of a lease not yet released. */
+	boolean markLost(LeaseLostException loss) {
+		return !this.released.get() && this.lost.compareAndSet(null, loss);
+	}
+
+	void watchdog(ScheduledFuture<?> task) {
+		this.watchdog = task;
+	}
+
+	void cancelWatchdog() {
+		ScheduledFuture<?> task = this.watchdog;
+		if (task != null) {
+			task.cancel(false);
+		}
+	}
+
+	/** The fencing token if it was computed successfully. */
+	java.util.OptionalLong knownFencingToken() {
+		CompletableFuture<Long> token = this.fencing.get();
+		return (token != null && token.isDone() && !token.isCompletedExceptionally())
+				? java.util.OptionalLong.of(token.join()) : java.util.OptionalLong.empty();
+	}
+
+	/** The fencing token's computation: the one in flight or done, else a new one. */
+	CompletableFuture<Long> fencing(Supplier<CompletableFuture<Long>> compute) {
+		while (true) {
+			CompletableFuture<Long> current = this.fencing.get();
+			if (current != null && !current.isCompletedExceptionally()) {
+				return current;
+			}
+			CompletableFuture<Long> mine = new CompletableFuture<>();
+			if (this.fencing.compareAndSet(current, mine)) {
+				compute.get().whenComplete((token, error) -> {
+					if (error != null) {
+						mine.completeExceptionally(RedisNode.unwrap(error));
+					}
+					else {
+						mine.complete(token);
+					}
+				});
+				return mine;
+			}
+		}
+	}
+
+	/** Mark released; true only for the first caller. */
+	boolean markReleased() {
+		return this.released.compareAndSet(false, true);
+	}
+
+	@Override
+	public List<String> keys() {
+		return this.request.request().keys();
+	}
+
+	@Override
+	public long fencingToken() {
+		return this.engine.fencingToken(this);
+	}
+
+	@Override
+	public Duration remaining() {
+		if (this.released.get() || this.lost.get() != null) {
+			return Duration.ZERO;
+		}
+		long left = Validity.remaining(this.validUntil, this.engine.nanoTime());
+		return (left > 0) ? Duration.ofNanos(left) : Duration.ZERO;
+	}
+
+	@Override
+	public boolean isValid() {
+		return !this.released.get() && this.lost.get() == null
+				&& Validity.remaining(this.validUntil, this.engine.nanoTime()) > 0;
+	}
+
+	@Override
+	public void release() {
+		this.engine.release(this);
+	}
+
+	@Override
+	public CompletionStage<Void> releaseAsync() {
+		return this.engine.releaseAsync(this);
+	}
+
+	@Override
+	public String toString() {
+		return "Lease[" + this.request.describe() + ", valid=" + isValid() + "]";
+	}
+
+}

@@ -1,0 +1,412 @@
+package io.quorumlock.redis;
+
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+
+/**
+ * One Redis master: a command connection and, when a waiter needs it, a pub/sub
+ * connection. Connections are made in the background and retried until they succeed; a
+ * node that is down is not an error, its commands fail at once ("rejected while
+ * disconnected") instead of being buffered, so a dead node costs nothing and a slow one
+ * at most the node timeout.
+ * <p>
+ * For the restart guard the node knows when its server started: read from {@code INFO
+ * server} on every (re)connect, never on the acquire path. From the moment the connection
+ * drops until that read succeeds again the start is unknown and the node does not vote,
+ * so a server that restarted (which always breaks the connection) can never vote early.
+ */
+final class RedisNode implements AutoCloseable {
+
+	private static final Duration MAX_CONNECT_RETRY = Duration.ofSeconds(5);
+
+	private static final long UNKNOWN = Long.MIN_VALUE;
+
+	private final String address;
+
+	private final RedisClient client;
+
+	private final RedisURI uri;
+
+	private final ScheduledExecutorService scheduler;
+
+	private final LongSupplier nanoClock;
+
+	private final Consumer<String> onMessage;
+
+	private final Consumer<Throwable> onError;
+
+	private volatile RedisAsyncCommands<String, String> commands;
+
+	private volatile StatefulRedisConnection<String, String> connection;
+
+	private final AtomicReference<CompletableFuture<StatefulRedisPubSubConnection<String, String>>> pubSub = new AtomicReference<>();
+
+	/**
+	 * nanoTime at which the server started, from its uptime; UNKNOWN while not verified.
+	 */
+	private volatile long startedAt = UNKNOWN;
+
+	/** Last round-trip time of an INFO read, for status. */
+	private volatile long lastLatencyNanos = -1;
+
+	private volatile boolean closed;
+
+	private volatile boolean readingUptime;
+
+	/**
+	 * @param uri the node; its password never leaves this class
+	 * @param resources shared Lettuce resources
+	 * @param commandTimeout Lettuce's own bound on a command, a safety net behind the
+	 * per-round node timeout so that commands to a stalled node do not pile up
+	 * @param connectTimeout TCP connect timeout
+	 * @param onMessage called with the channel of every release message
+	 * @param onError called with every connection failure of this node
+	 */
+	RedisNode(RedisURI uri, ClientResources resources, Duration commandTimeout, Duration connectTimeout,
+			ScheduledExecutorService scheduler, LongSupplier nanoClock, Consumer<String> onMessage,
+			Consumer<Throwable> onError) {
+		this.uri = uri;
+		this.address = uri.getHost() + ":" + uri.getPort();
+		this.scheduler = scheduler;
+		this.nanoClock = nanoClock;
+		this.onMessage = onMessage;
+		this.onError = onError;
+		this.client = RedisClient.create(resources);
+		this.client.setOptions(ClientOptions.builder()
+			.autoReconnect(true)
+			.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+			.timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+			.socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
+			.build());
+		this.client.addListener(new RedisConnectionStateListener() {
+
+			@Override
+			public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
+				if (handler == RedisNode.this.connection) {
+					RedisNode.this.startedAt = UNKNOWN;
+				}
+			}
+
+			@Override
+			public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress socketAddress) {
+				if (handler == RedisNode.this.connection) {
+					// a reconnect: the server may be a new process
+					RedisNode.this.startedAt = UNKNOWN;
+					RedisNode.this.scheduler.execute(RedisNode.this::readUptime);
+				}
+			}
+
+		});
+	}
+
+	/** Host and port, never credentials. */
+	String address() {
+		return this.address;
+	}
+
+	boolean isConnected() {
+		StatefulRedisConnection<String, String> c = this.connection;
+		return c != null && c.isOpen();
+	}
+
+	/**
+	 * How long the server has been up, as last read; negative while unknown.
+	 */
+	long uptimeNanos() {
+		long started = this.startedAt;
+		return (started == UNKNOWN) ? -1 : this.nanoClock.getAsLong() - started;
+	}
+
+	long lastLatencyNanos() {
+		return this.lastLatencyNanos;
+	}
+
+	void recordLatency(long nanos) {
+		this.lastLatencyNanos = nanos;
+	}
+
+	/**
+	 * Keys matching {@code pattern} that have no TTL, by a bounded {@code SCAN}: at most
+	 * {@code maxScans} batches, at most {@code limit} keys.
+	 */
+	CompletableFuture<List<String>> keysWithoutTtl(String pattern, int limit, int maxScans) {
+		RedisAsyncCommands<String, String> c = this.commands;
+		if (c == null) {
+			return notConnected();
+		}
+		List<String> found = new CopyOnWriteArrayList<>();
+		return scan(c, ScanCursor.INITIAL, ScanArgs.Builder.matches(pattern).limit(1000), found, limit, maxScans)
+			.thenApply((done) -> List.copyOf(found));
+	}
+
+	private CompletableFuture<Void> scan(RedisAsyncCommands<String, String> c, ScanCursor cursor, ScanArgs args,
+			List<String> found, int limit, int scansLeft) {
+		return c.scan(cursor, args).toCompletableFuture().thenCompose((batch) -> {
+			CompletableFuture<?>[] ttls = batch.getKeys()
+				.stream()
+				.map((key) -> c.pttl(key).toCompletableFuture().thenAccept((ttl) -> {
+					if (ttl == -1 && found.size() < limit) {
+						found.add(key);
+					}
+				}))
+				.toArray(CompletableFuture[]::new);
+			return CompletableFuture.allOf(ttls).thenCompose((ok) -> {
+				if (batch.isFinished() || found.size() >= limit || scansLeft <= 1) {
+					return CompletableFuture.completedFuture(null);
+				}
+				return scan(c, batch, args, found, limit, scansLeft - 1);
+			});
+		});
+	}
+
+	/**
+	 * Whether this node may vote under a restart guard of {@code rejoinDelayNanos}: zero
+	 * disables the guard; otherwise the server must be known to have been up that long.
+	 */
+	boolean isVoting(long rejoinDelayNanos) {
+		if (rejoinDelayNanos <= 0) {
+			return true;
+		}
+		long started = this.startedAt;
+		return started != UNKNOWN && this.nanoClock.getAsLong() - started >= rejoinDelayNanos;
+	}
+
+	/**
+	 * Connect in the background, retrying with back-off until connected or closed.
+	 * @return the first attempt, completing normally whether it connected or not
+	 */
+	CompletableFuture<Void> connect() {
+		return connect(Duration.ofMillis(100));
+	}
+
+	private CompletableFuture<Void> connect(Duration retryIn) {
+		if (this.closed) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return this.client.connectAsync(StringCodec.UTF8, this.uri).thenCompose((conn) -> {
+			if (this.closed) {
+				conn.closeAsync();
+				return CompletableFuture.<Void>completedFuture(null);
+			}
+			this.connection = conn;
+			this.commands = conn.async();
+			// Load the scripts now so that the first EVALSHA finds them.
+			for (Script script : Script.ALL) {
+				this.commands.scriptLoad(script.text());
+			}
+			return readUptime();
+		}).exceptionally((error) -> {
+			this.onError.accept(unwrap(error));
+			Duration next = retryIn.multipliedBy(2);
+			this.scheduler.schedule(() -> connect((next.compareTo(MAX_CONNECT_RETRY) > 0) ? MAX_CONNECT_RETRY : next),
+					retryIn.toMillis(), TimeUnit.MILLISECONDS);
+			return null;
+		}).toCompletableFuture();
+	}
+
+	/**
+	 * Read the uptime again if it is unknown on a live connection: a safety net behind
+	 * the reconnect listener, run every second by the engine.
+	 */
+	void refreshIfUnknown() {
+		if (this.startedAt == UNKNOWN && isConnected() && !this.readingUptime) {
+			readUptime();
+		}
+	}
+
+	/**
+	 * Read the server's uptime and so its start; retried while it fails and the node is
+	 * up.
+	 */
+	private CompletableFuture<Void> readUptime() {
+		RedisAsyncCommands<String, String> c = this.commands;
+		if (c == null || this.closed) {
+			return CompletableFuture.completedFuture(null);
+		}
+		this.readingUptime = true;
+		long sent = this.nanoClock.getAsLong();
+		return c.info("server").toCompletableFuture().handle((info, error) -> {
+			this.readingUptime = false;
+			long now = this.nanoClock.getAsLong();
+			if (error != null || info == null) {
+				if (!this.closed && isConnected()) {
+					this.scheduler.schedule(this::readUptime, 1, TimeUnit.SECONDS);
+				}
+				return null;
+			}
+			this.lastLatencyNanos = now - sent;
+			long uptimeSeconds = parseUptimeSeconds(info);
+			// uptime is floored to whole seconds, so this start is never earlier than the
+			// real one
+			this.startedAt = (uptimeSeconds < 0) ? UNKNOWN : sent - TimeUnit.SECONDS.toNanos(uptimeSeconds);
+			return null;
+		});
+	}
+
+	static long parseUptimeSeconds(String info) {
+		for (String line : info.split("\r?\n")) {
+			if (line.startsWith("uptime_in_seconds:")) {
+				try {
+					return Long.parseLong(line.substring("uptime_in_seconds:".length()).trim());
+				}
+				catch (NumberFormatException ex) {
+					return -1;
+				}
+			}
+		}
+		return -1;
+	}
+
+	/**
+	 * {@code SET key token NX PX lease}: completes with true if set, false if the key
+	 * exists.
+	 */
+	CompletableFuture<Boolean> setIfAbsent(String key, String token, long leaseMillis) {
+		RedisAsyncCommands<String, String> c = this.commands;
+		if (c == null) {
+			return notConnected();
+		}
+		return c.set(key, token, SetArgs.Builder.nx().px(leaseMillis)).toCompletableFuture().thenApply("OK"::equals);
+	}
+
+	/**
+	 * {@code WAIT replicas timeout}: completes normally once at least {@code replicas}
+	 * replicas acknowledged every write of this connection so far, else exceptionally.
+	 */
+	CompletableFuture<Void> awaitReplicas(int replicas, long timeoutMillis) {
+		RedisAsyncCommands<String, String> c = this.commands;
+		if (c == null) {
+			return notConnected();
+		}
+		return c.waitForReplication(replicas, timeoutMillis).toCompletableFuture().thenAccept((acked) -> {
+			if (acked < replicas) {
+				throw new CompletionException(new RedisConnectionException("WAIT: " + acked + " of " + replicas
+						+ " replicas acknowledged within " + timeoutMillis + " ms (sync-replicas)"));
+			}
+		});
+	}
+
+	/** Run a script with EVALSHA, falling back to EVAL on NOSCRIPT (a restarted node). */
+	CompletableFuture<Long> eval(Script script, String key, String... args) {
+		return eval(script, new String[] { key }, args);
+	}
+
+	CompletableFuture<Long> eval(Script script, String[] keys, String... args) {
+		RedisAsyncCommands<String, String> c = this.commands;
+		if (c == null) {
+			return notConnected();
+		}
+		CompletableFuture<Long> sha = c.<Long>evalsha(script.sha1(), ScriptOutputType.INTEGER, keys, args)
+			.toCompletableFuture();
+		return sha.exceptionallyCompose((error) -> (unwrap(error) instanceof RedisNoScriptException)
+				? c.<Long>eval(script.text(), ScriptOutputType.INTEGER, keys, args).toCompletableFuture()
+				: CompletableFuture.failedFuture(error));
+	}
+
+	/** Subscribe to a release channel; completes when the subscription is confirmed. */
+	CompletableFuture<Void> subscribe(String channel) {
+		return pubSub().thenCompose((ps) -> ps.async().subscribe(channel).toCompletableFuture());
+	}
+
+	void unsubscribe(String channel) {
+		CompletableFuture<StatefulRedisPubSubConnection<String, String>> ps = this.pubSub.get();
+		if (ps != null && ps.isDone() && !ps.isCompletedExceptionally()) {
+			ps.join().async().unsubscribe(channel);
+		}
+	}
+
+	/** The pub/sub connection, made on first use and again after a failed attempt. */
+	private CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSub() {
+		while (true) {
+			CompletableFuture<StatefulRedisPubSubConnection<String, String>> current = this.pubSub.get();
+			if (current != null && !current.isCompletedExceptionally()) {
+				return current;
+			}
+			CompletableFuture<StatefulRedisPubSubConnection<String, String>> created = new CompletableFuture<>();
+			if (!this.pubSub.compareAndSet(current, created)) {
+				continue;
+			}
+			// Only the winner of the compare-and-set connects, so there is one
+			// connection.
+			this.client.connectPubSubAsync(StringCodec.UTF8, this.uri).whenComplete((conn, error) -> {
+				if (error != null) {
+					created.completeExceptionally(error);
+					return;
+				}
+				conn.addListener(new RedisPubSubAdapter<>() {
+					@Override
+					public void message(String channel, String message) {
+						RedisNode.this.onMessage.accept(channel);
+					}
+				});
+				if (this.closed) {
+					conn.closeAsync();
+				}
+				created.complete(conn);
+			});
+			return created;
+		}
+	}
+
+	private <T> CompletableFuture<T> notConnected() {
+		return CompletableFuture.failedFuture(new RedisConnectionException("not connected to " + this.address));
+	}
+
+	static Throwable unwrap(Throwable error) {
+		Throwable t = error;
+		while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+			t = t.getCause();
+		}
+		return t;
+	}
+
+	@Override
+	public void close() {
+		this.closed = true;
+		CompletableFuture<StatefulRedisPubSubConnection<String, String>> ps = this.pubSub.get();
+		if (ps != null && ps.isDone() && !ps.isCompletedExceptionally()) {
+			ps.join().close();
+		}
+		StatefulRedisConnection<String, String> c = this.connection;
+		if (c != null) {
+			c.close();
+		}
+		this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+	}
+
+	@Override
+	public String toString() {
+		return this.address;
+	}
+
+}

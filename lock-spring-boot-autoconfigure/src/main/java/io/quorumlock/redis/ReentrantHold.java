@@ -1,0 +1,62 @@
+package io.quorumlock.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.quorumlock.Lease;
+
+/**
+ * A re-entry into a lease the same thread already holds: it reads through to the lease,
+ * and its release only gives back this hold, without touching Redis.
+ */
+final class ReentrantHold implements Lease {
+
+	private final RedisLease lease;
+
+	private final AtomicBoolean released = new AtomicBoolean();
+
+	ReentrantHold(RedisLease lease) {
+		this.lease = lease;
+		lease.holds().incrementAndGet();
+	}
+
+	@Override
+	public List<String> keys() {
+		return this.lease.keys();
+	}
+
+	@Override
+	public long fencingToken() {
+		return this.lease.fencingToken();
+	}
+
+	@Override
+	public Duration remaining() {
+		return this.released.get() ? Duration.ZERO : this.lease.remaining();
+	}
+
+	@Override
+	public boolean isValid() {
+		return !this.released.get() && this.lease.isValid();
+	}
+
+	@Override
+	public void release() {
+		if (this.released.compareAndSet(false, true)) {
+			this.lease.holds().decrementAndGet();
+		}
+	}
+
+	@Override
+	public java.util.concurrent.CompletionStage<Void> releaseAsync() {
+		release();
+		return java.util.concurrent.CompletableFuture.completedFuture(null);
+	}
+
+	@Override
+	public String toString() {
+		return "ReentrantHold[" + this.lease + "]";
+	}
+
+}

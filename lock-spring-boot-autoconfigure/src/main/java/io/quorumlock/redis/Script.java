@@ -1,0 +1,105 @@
+package io.quorumlock.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * A Lua script and its SHA-1, run with EVALSHA and re-sent with EVAL only on NOSCRIPT.
+ * Every script compares the owner token before it changes anything.
+ */
+record Script(String name, String text, String sha1) {
+
+	/**
+	 * Compare-and-delete. KEYS[1] lock key; ARGV[1] token, ARGV[2] release channel.
+	 * Returns 1 if this token held the key and it was deleted (and the release
+	 * published), else 0.
+	 */
+	static final Script RELEASE = of("release", """
+			if redis.call('get', KEYS[1]) == ARGV[1] then
+				redis.call('del', KEYS[1])
+				redis.call('publish', ARGV[2], '1')
+				return 1
+			end
+			return 0
+			""");
+
+	/**
+	 * Compare-and-pexpire. KEYS[1] lock key; ARGV[1] token, ARGV[2] new TTL in
+	 * milliseconds. Returns 1 if this token holds the key and its TTL was set, else 0.
+	 */
+	static final Script EXTEND = of("extend", """
+			if redis.call('get', KEYS[1]) == ARGV[1] then
+				return redis.call('pexpire', KEYS[1], ARGV[2])
+			end
+			return 0
+			""");
+
+	/**
+	 * Fencing, step one (and the whole of it on a single node). KEYS[1] lock key, KEYS[2]
+	 * fence counter; ARGV[1] token, ARGV[2] counter TTL in milliseconds. Where this token
+	 * still holds the lock key: seed a missing counter from the node's clock in
+	 * microseconds (built as a string, so that no float formatting can round it), INCR
+	 * it, refresh its TTL and return it; elsewhere return -1 and change nothing.
+	 */
+	static final Script FENCE_INCREMENT = of("fence-increment", """
+			if redis.call('get', KEYS[1]) ~= ARGV[1] then
+				return -1
+			end
+			if redis.call('exists', KEYS[2]) == 0 then
+				local now = redis.call('time')
+				redis.call('set', KEYS[2], now[1] .. string.rep('0', 6 - string.len(now[2])) .. now[2])
+			end
+			local value = redis.call('incr', KEYS[2])
+			redis.call('pexpire', KEYS[2], ARGV[2])
+			return value
+			""");
+
+	/**
+	 * Fencing, step two in quorum mode. KEYS[1] lock key, KEYS[2] fence counter; ARGV[1]
+	 * token, ARGV[2] the token value, ARGV[3] counter TTL in milliseconds. Where this
+	 * token still holds the lock key, raise the counter to at least the value (counters
+	 * never go down) and return 1; elsewhere return 0.
+	 */
+	static final Script FENCE_RAISE = of("fence-raise", """
+			if redis.call('get', KEYS[1]) ~= ARGV[1] then
+				return 0
+			end
+			local current = redis.call('get', KEYS[2])
+			if current == false or tonumber(current) < tonumber(ARGV[2]) then
+				redis.call('set', KEYS[2], ARGV[2])
+			end
+			redis.call('pexpire', KEYS[2], ARGV[3])
+			return 1
+			""");
+
+	/**
+	 * Forced unlock by an operator: delete whoever holds it. KEYS[1] lock key; ARGV[1]
+	 * release channel. Returns 1 if the key existed.
+	 */
+	static final Script FORCE_RELEASE = of("force-release", """
+			if redis.call('del', KEYS[1]) == 1 then
+				redis.call('publish', ARGV[1], '1')
+				return 1
+			end
+			return 0
+			""");
+
+	/** Every script, loaded on each node when it connects. */
+	static final Script[] ALL = { RELEASE, EXTEND, FENCE_INCREMENT, FENCE_RAISE, FORCE_RELEASE };
+
+	static Script of(String name, String text) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+			StringBuilder sb = new StringBuilder(40);
+			for (byte b : digest) {
+				sb.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+			}
+			return new Script(name, text, sb.toString());
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-1 is required by the Java platform", ex);
+		}
+	}
+
+}

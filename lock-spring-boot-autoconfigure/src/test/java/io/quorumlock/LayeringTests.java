@@ -1,0 +1,73 @@
+package io.quorumlock;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The layering rule of the style guide, enforced without a plugin: the API and the engine
+ * import nothing from Spring Boot, Micrometer or AspectJ, and the API imports nothing but
+ * the JDK.
+ */
+class LayeringTests {
+
+	private static final Path SOURCES = Path.of("src/main/java/io/quorumlock");
+
+	private static final List<String> NOT_IN_ENGINE = List.of("org.springframework", "io.micrometer", "org.aspectj");
+
+	@Test
+	void apiAndEngineDoNotImportSpringMicrometerOrAspectj() throws IOException {
+		List<String> violations = new ArrayList<>();
+		for (String pkg : List.of("", "redis")) {
+			violations.addAll(importsStartingWith(pkg, NOT_IN_ENGINE));
+		}
+		assertThat(violations).isEmpty();
+	}
+
+	@Test
+	void apiImportsOnlyTheJdk() throws IOException {
+		assertThat(importsStartingWith("", List.of("io.lettuce", "io.netty", "reactor", "org.", "com."))).isEmpty();
+	}
+
+	@Test
+	void theScanSeesTheSources() throws IOException {
+		// guards the two tests above against scanning nothing
+		assertThat(javaFiles("")).isNotEmpty();
+		assertThat(javaFiles("redis")).isNotEmpty();
+		assertThat(importsStartingWith("redis", List.of("io.lettuce"))).isNotEmpty();
+	}
+
+	private static List<String> importsStartingWith(String pkg, List<String> prefixes) throws IOException {
+		List<String> hits = new ArrayList<>();
+		for (Path file : javaFiles(pkg)) {
+			for (String line : Files.readAllLines(file)) {
+				String trimmed = line.trim();
+				if (!trimmed.startsWith("import ")) {
+					continue;
+				}
+				String imported = trimmed.substring("import ".length()).replace("static ", "");
+				for (String prefix : prefixes) {
+					if (imported.startsWith(prefix)) {
+						hits.add(file + ": " + trimmed);
+					}
+				}
+			}
+		}
+		return hits;
+	}
+
+	private static List<Path> javaFiles(String pkg) throws IOException {
+		Path dir = pkg.isEmpty() ? SOURCES : SOURCES.resolve(pkg);
+		try (Stream<Path> files = Files.list(dir)) {
+			return files.filter((f) -> f.toString().endsWith(".java")).toList();
+		}
+	}
+
+}

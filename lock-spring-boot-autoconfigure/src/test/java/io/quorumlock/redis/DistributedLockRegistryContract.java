@@ -1,0 +1,341 @@
+package io.quorumlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Lock;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.quorumlock.Lease;
+import io.quorumlock.LeaseLostException;
+import io.quorumlock.LockNotAcquiredException;
+import io.quorumlock.LockRequest;
+import io.quorumlock.testing.RedisServer;
+import io.quorumlock.testing.RedisServers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The contract of {@link io.quorumlock.DistributedLockRegistry}, run against every
+ * topology by {@link QuorumLockEngineIntegrationTests}. Each test uses a fresh lock name,
+ * and a second engine stands for another process.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+abstract class DistributedLockRegistryContract {
+
+	private static final Duration LEASE = Duration.ofSeconds(10);
+
+	protected QuorumLockEngine locks;
+
+	protected QuorumLockEngine otherProcess;
+
+	private String name;
+
+	/** The servers of this topology. */
+	abstract RedisServers redis();
+
+	/** Hook run before the engines start, for topologies with a node down. */
+	void prepareServers() {
+	}
+
+	/** Nodes that are up, where a held key must be visible. */
+	List<RedisServer> liveNodes() {
+		return redis().nodes();
+	}
+
+	@BeforeEach
+	void startEngines() {
+		prepareServers();
+		this.locks = engine();
+		this.otherProcess = engine();
+		this.name = "t" + UUID.randomUUID().toString().substring(0, 8);
+	}
+
+	@AfterEach
+	void closeEngines() {
+		this.locks.close();
+		this.otherProcess.close();
+	}
+
+	QuorumLockEngine engine() {
+		return QuorumLockEngine.builder()
+			.nodes(redis().uris())
+			.nodeTimeout(Duration.ofMillis(50))
+			.rejoinDelay(Duration.ZERO) // the fixture starts its servers fresh: no
+										// restart guard here
+			.build();
+	}
+
+	LockRequest request(String key) {
+		return LockRequest.of(key).name(this.name).lease(LEASE);
+	}
+
+	String redisKey(String key) {
+		return "lock:" + this.name + ":{" + key + "}";
+	}
+
+	@Test
+	void acquireThenRelease() {
+		Lease lease = this.locks.acquire(request("a"));
+		assertThat(lease.isValid()).isTrue();
+		assertThat(lease.keys()).containsExactly("a");
+		assertThat(lease.remaining()).isPositive().isLessThanOrEqualTo(LEASE);
+		for (RedisServer node : liveNodes()) {
+			assertThat(node.exists(redisKey("a"))).as("key on %s", node).isTrue();
+			assertThat(node.pttl(redisKey("a"))).isPositive().isLessThanOrEqualTo(LEASE.toMillis());
+		}
+		lease.release();
+		assertThat(lease.isValid()).isFalse();
+		assertThat(lease.remaining()).isZero();
+		// release returns once a quorum deleted the key; the others follow within the
+		// node timeout
+		for (RedisServer node : liveNodes()) {
+			await().atMost(Duration.ofSeconds(5)).until(() -> !node.exists(redisKey("a")));
+		}
+		lease.release(); // idempotent
+	}
+
+	@Test
+	void secondOwnerIsRefused() {
+		try (Lease lease = this.locks.acquire(request("a"))) {
+			assertThat(this.otherProcess.tryAcquire(request("a"))).isEmpty();
+			assertThatExceptionOfType(LockNotAcquiredException.class)
+				.isThrownBy(() -> this.otherProcess.acquire(request("a")))
+				.withMessageContaining("lock '" + this.name + "' key '" + redisKey("a") + "'")
+				.withMessageContaining("held elsewhere")
+				.withMessageContaining("ms elapsed");
+			assertThat(lease.isValid()).isTrue();
+		}
+	}
+
+	@Test
+	void anotherThreadOfTheSameProcessIsRefused() throws Exception {
+		try (Lease lease = this.locks.acquire(request("a"))) {
+			Optional<Lease> other = CompletableFuture.supplyAsync(() -> this.locks.tryAcquire(request("a")))
+				.get(10, TimeUnit.SECONDS);
+			assertThat(other).isEmpty();
+		}
+	}
+
+	@Test
+	void independentKeysDoNotExcludeEachOther() {
+		try (Lease a = this.locks.acquire(request("a")); Lease b = this.otherProcess.acquire(request("b"))) {
+			assertThat(a.isValid()).isTrue();
+			assertThat(b.isValid()).isTrue();
+		}
+	}
+
+	@Test
+	void canBeAcquiredAgainAfterRelease() {
+		this.locks.acquire(request("a")).release();
+		try (Lease again = this.otherProcess.acquire(request("a"))) {
+			assertThat(again.isValid()).isTrue();
+		}
+		try (Lease third = this.locks.acquire(request("a"))) {
+			assertThat(third.isValid()).isTrue();
+		}
+	}
+
+	@Test
+	void expiresAfterTheLease() {
+		Lease lease = this.locks.acquire(request("a").lease(Duration.ofMillis(400)).renew(false));
+		await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
+		assertThat(lease.remaining()).isZero();
+		Lease next = this.otherProcess.acquire(request("a").waitAtMost(Duration.ofSeconds(5)));
+		assertThat(next.isValid()).isTrue();
+		next.release();
+	}
+
+	@Test
+	void waiterGetsTheLockWhenItIsReleased() throws Exception {
+		Lease held = this.locks.acquire(request("a"));
+		CountDownLatch waiting = new CountDownLatch(1);
+		CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> {
+			waiting.countDown();
+			return this.otherProcess.acquire(request("a").waitAtMost(Duration.ofSeconds(20)));
+		});
+		waiting.await();
+		assertThat(waiter).isNotDone();
+		held.release();
+		Lease next = waiter.get(20, TimeUnit.SECONDS);
+		assertThat(next.isValid()).isTrue();
+		next.release();
+	}
+
+	@Test
+	void waiterGivesUpWhenTheWaitRunsOut() {
+		try (Lease held = this.locks.acquire(request("a"))) {
+			long start = System.nanoTime();
+			assertThatExceptionOfType(LockNotAcquiredException.class)
+				.isThrownBy(() -> this.otherProcess.acquire(request("a").waitAtMost(Duration.ofMillis(300))))
+				.withMessageContaining("waited at most 300 ms");
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+			assertThat(held.isValid()).isTrue();
+		}
+	}
+
+	@Test
+	void releasedLeaseCannotDeleteANewerOwnersKey() {
+		Lease stale = this.locks.acquire(request("a").lease(Duration.ofMillis(400)).renew(false));
+		Lease newer = this.otherProcess.acquire(request("a").waitAtMost(Duration.ofSeconds(5)));
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(stale::release)
+			.withMessageContaining("lease lost, expired unrenewed after its lease of 400 ms");
+		assertThat(newer.isValid()).isTrue();
+		// the newer owner holds a quorum (a node where the stale key had not expired yet
+		// said no)
+		long holding = liveNodes().stream().filter((node) -> node.exists(redisKey("a"))).count();
+		assertThat(holding).as("nodes still holding the newer owner's key").isGreaterThanOrEqualTo(this.locks.quorum());
+		assertThat(this.locks.tryAcquire(request("a"))).isEmpty();
+		newer.release();
+	}
+
+	@Test
+	void reentryCountsLocally() {
+		Lease outer = this.locks.acquire(request("a"));
+		Lease inner = this.locks.acquire(request("a"));
+		assertThat(inner).isNotSameAs(outer);
+		assertThat(inner.isValid()).isTrue();
+		inner.release();
+		assertThat(outer.isValid()).isTrue();
+		assertThat(this.otherProcess.tryAcquire(request("a"))).isEmpty();
+		outer.release();
+		try (Lease other = this.otherProcess.acquire(request("a"))) {
+			assertThat(other.isValid()).isTrue();
+		}
+	}
+
+	@Test
+	void reentryIntoALostLeaseFails() {
+		Lease lease = this.locks.acquire(request("a").lease(Duration.ofMillis(400)).renew(false));
+		await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(() -> this.locks.acquire(request("a")))
+			.withMessageContaining("release it before locking again");
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lease::release);
+		try (Lease again = this.locks.acquire(request("a").waitAtMost(Duration.ofSeconds(5)))) {
+			assertThat(again.isValid()).isTrue();
+		}
+	}
+
+	@Test
+	void severalKeysAreAllOrNothing() {
+		try (Lease blocker = this.otherProcess.acquire(request("b"))) {
+			assertThat(this.locks.tryAcquire(LockRequest.of(List.of("c", "b", "a")).name(this.name).lease(LEASE)))
+				.isEmpty();
+			// nothing was left behind on the keys that were free
+			assertThat(this.otherProcess.tryAcquire(request("a"))).hasValueSatisfying(Lease::release);
+			assertThat(this.otherProcess.tryAcquire(request("c"))).hasValueSatisfying(Lease::release);
+		}
+		try (Lease all = this.locks.acquire(LockRequest.of(List.of("c", "b", "a")).name(this.name).lease(LEASE))) {
+			assertThat(all.keys()).containsExactly("a", "b", "c");
+			assertThat(this.otherProcess.tryAcquire(request("b"))).isEmpty();
+		}
+		assertThat(this.otherProcess.tryAcquire(request("b"))).hasValueSatisfying(Lease::release);
+	}
+
+	@Test
+	void acquireAsyncCompletesWithALease() throws Exception {
+		Lease lease = this.locks.acquireAsync(request("a")).get(10, TimeUnit.SECONDS);
+		assertThat(lease.isValid()).isTrue();
+		assertThat(this.otherProcess.tryAcquire(request("a"))).isEmpty();
+		lease.release();
+		assertThatThrownBy(() -> {
+			try (Lease held = this.otherProcess.acquire(request("a"))) {
+				this.locks.acquireAsync(request("a")).join();
+			}
+		}).hasCauseInstanceOf(LockNotAcquiredException.class);
+	}
+
+	@Test
+	void executeReleasesWhateverTheActionDoes() {
+		assertThat(this.locks.execute(request("a"), () -> {
+			assertThat(this.otherProcess.tryAcquire(request("a"))).isEmpty();
+			return 42;
+		})).isEqualTo(42);
+		assertThatThrownBy(() -> this.locks.execute(request("a"), () -> {
+			throw new IllegalStateException("boom");
+		})).hasMessage("boom");
+		assertThat(this.otherProcess.tryAcquire(request("a"))).hasValueSatisfying(Lease::release);
+	}
+
+	@Test
+	void lockViewIsReentrantAndChecksTheOwner() throws Exception {
+		Lock lock = this.locks.asLock("view-" + this.name);
+		lock.lock();
+		lock.lock();
+		ExecutorService other = Executors.newSingleThreadExecutor();
+		try {
+			assertThat(other.submit((java.util.concurrent.Callable<Boolean>) lock::tryLock).get(10, TimeUnit.SECONDS))
+				.isFalse();
+			Future<?> foreignUnlock = other.submit((Runnable) lock::unlock);
+			assertThatThrownBy(() -> foreignUnlock.get(10, TimeUnit.SECONDS))
+				.hasCauseInstanceOf(IllegalMonitorStateException.class);
+			lock.unlock();
+			assertThat(other.submit((java.util.concurrent.Callable<Boolean>) lock::tryLock).get(10, TimeUnit.SECONDS))
+				.isFalse();
+			lock.unlock();
+			assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);
+			assertThat(other.submit(() -> {
+				boolean locked = lock.tryLock(5, TimeUnit.SECONDS);
+				lock.unlock();
+				return locked;
+			}).get(10, TimeUnit.SECONDS)).isTrue();
+		}
+		finally {
+			other.shutdownNow();
+		}
+	}
+
+	@Test
+	void eightThreadsOfTwoProcessesCountExactly() throws Exception {
+		int threads = 8;
+		int perThread = 25;
+		int[] counter = { 0 };
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger overlaps = new AtomicInteger();
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> done = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				QuorumLockEngine engine = (t % 2 == 0) ? this.locks : this.otherProcess;
+				done.add(pool.submit(() -> {
+					for (int i = 0; i < perThread; i++) {
+						try (Lease lease = engine.acquire(request("counter").waitAtMost(Duration.ofSeconds(30)))) {
+							if (inside.incrementAndGet() != 1) {
+								overlaps.incrementAndGet();
+							}
+							counter[0] = counter[0] + 1; // a plain, unsynchronized
+															// read-modify-write
+							inside.decrementAndGet();
+						}
+					}
+					return null;
+				}));
+			}
+			for (Future<?> f : done) {
+				f.get(50, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		assertThat(overlaps).hasValue(0);
+		assertThat(counter[0]).isEqualTo(threads * perThread);
+	}
+
+}

@@ -1,0 +1,150 @@
+package io.quorumlock.redis;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quorumlock.Lease;
+import io.quorumlock.LockRequest;
+import io.quorumlock.QuorumUnavailableException;
+import io.quorumlock.testing.RedisServers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Nodes killed and paused (SIGSTOP) under a 3-node quorum. Every test is bounded far
+ * below Lettuce's 60 s default command timeout, so a paused node that was waited on would
+ * fail it.
+ */
+@Timeout(value = 20, unit = TimeUnit.SECONDS)
+class QuorumFaultIntegrationTests {
+
+	@RegisterExtension
+	static final RedisServers redis = RedisServers.start(3);
+
+	private QuorumLockEngine locks;
+
+	private QuorumLockEngine otherProcess;
+
+	private String key;
+
+	@BeforeEach
+	void start() {
+		this.locks = engine();
+		this.otherProcess = engine();
+		this.key = "k" + UUID.randomUUID();
+	}
+
+	@AfterEach
+	void close() {
+		redis.nodes().forEach((node) -> {
+			if (node.isPaused()) {
+				node.resume();
+			}
+		});
+		this.locks.close();
+		this.otherProcess.close();
+	}
+
+	private static QuorumLockEngine engine() {
+		return QuorumLockEngine.builder()
+			.nodes(redis.uris())
+			.nodeTimeout(Duration.ofMillis(50))
+			.rejoinDelay(Duration.ZERO) // the fixture starts its servers fresh: no
+										// restart guard here
+			.build();
+	}
+
+	private LockRequest request() {
+		return LockRequest.of(this.key).lease(Duration.ofSeconds(10));
+	}
+
+	private String redisKey() {
+		return "lock:{" + this.key + "}";
+	}
+
+	@Test
+	void minorityKilledStillGrantsAndExcludes() {
+		redis.node(0).kill();
+		try (Lease lease = this.locks.acquire(request())) {
+			assertThat(lease.isValid()).isTrue();
+			assertThat(this.otherProcess.tryAcquire(request())).isEmpty();
+		}
+		assertThat(this.otherProcess.tryAcquire(request())).hasValueSatisfying(Lease::release);
+	}
+
+	@Test
+	void minorityPausedStillGrantsAndReleasesWithinTheNodeTimeout() {
+		redis.node(1).pause();
+		for (int i = 0; i < 5; i++) {
+			Lease lease = this.locks.acquire(request());
+			assertThat(lease.isValid()).isTrue();
+			assertThat(this.otherProcess.tryAcquire(request())).isEmpty();
+			lease.release();
+		}
+		assertThat(redis.node(1).isPaused()).isTrue();
+	}
+
+	@Test
+	void majorityKilledFailsAtOnceWithTheFigures() {
+		redis.node(1).kill();
+		redis.node(2).kill();
+		assertThatExceptionOfType(QuorumUnavailableException.class)
+			.isThrownBy(() -> this.locks.acquire(request().waitAtMost(Duration.ofSeconds(30))))
+			.withMessageContaining("key '" + redisKey() + "'")
+			.withMessageContaining("acquired 1 of 3 nodes, quorum 2")
+			.withMessageContaining("ms elapsed")
+			.withMessageContaining(redis.node(1).host() + ":" + redis.node(1).port())
+			.withMessageContaining(redis.node(2).host() + ":" + redis.node(2).port());
+		assertThatExceptionOfType(QuorumUnavailableException.class).isThrownBy(() -> this.locks.tryAcquire(request()));
+	}
+
+	@Test
+	void majorityPausedFailsAfterTheNodeTimeout() {
+		redis.node(0).pause();
+		redis.node(2).pause();
+		assertThatExceptionOfType(QuorumUnavailableException.class).isThrownBy(() -> this.locks.acquire(request()))
+			.withMessageContaining("acquired 1 of 3 nodes, quorum 2")
+			.withMessageContaining("no answer in time");
+	}
+
+	@Test
+	void failedQuorumLeavesNoKeyOnTheNodeThatSaidYes() {
+		redis.node(1).kill();
+		redis.node(2).kill();
+		assertThatExceptionOfType(QuorumUnavailableException.class).isThrownBy(() -> this.locks.acquire(request()));
+		assertThat(redis.node(0).exists(redisKey())).isFalse();
+	}
+
+	@Test
+	void grantsAgainWhenTheMajorityComesBack() {
+		redis.node(1).kill();
+		redis.node(2).kill();
+		assertThatExceptionOfType(QuorumUnavailableException.class).isThrownBy(() -> this.locks.acquire(request()));
+		redis.node(1).restart();
+		redis.node(2).restart();
+		await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
+			Optional<Lease> lease = this.locks.tryAcquire(request());
+			lease.ifPresent(Lease::release);
+			return lease.isPresent();
+		});
+	}
+
+	@Test
+	void requestBreakingTheNodeTimeoutIsRefused() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.locks.acquire(request().lease(Duration.ofMillis(120))))
+			.withMessageContaining("lease 120 ms is too short for node timeout 50 ms");
+	}
+
+}

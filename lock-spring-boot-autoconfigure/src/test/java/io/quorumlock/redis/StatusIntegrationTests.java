@@ -1,0 +1,125 @@
+package io.quorumlock.redis;
+
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quorumlock.Lease;
+import io.quorumlock.LockRequest;
+import io.quorumlock.RegistryStatus;
+import io.quorumlock.testing.RedisServers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The read-only status view and the operator actions the actuator builds on.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class StatusIntegrationTests {
+
+	@RegisterExtension
+	static final RedisServers redis = RedisServers.start(3);
+
+	private static QuorumLockEngine engine(Duration rejoinDelay) {
+		return QuorumLockEngine.builder()
+			.nodes(redis.uris())
+			.nodeTimeout(Duration.ofMillis(50))
+			.rejoinDelay(rejoinDelay)
+			.build();
+	}
+
+	@Test
+	void showsNodesAndTheLeasesThisInstanceHolds() {
+		try (QuorumLockEngine locks = engine(Duration.ZERO)) {
+			assertThat(locks.mode()).isEqualTo("quorum");
+			assertThat(locks.quorum()).isEqualTo(2);
+			assertThat(locks.nodes()).hasSize(3).allSatisfy((node) -> {
+				assertThat(node.up()).isTrue();
+				assertThat(node.voting()).isTrue();
+				assertThat(node.uptime()).isGreaterThanOrEqualTo(Duration.ZERO);
+				assertThat(node.heldBackFor()).isZero();
+				assertThat(node.address()).startsWith("127.0.0.1:");
+			});
+			assertThat(locks.quorumAvailable()).isTrue();
+			assertThat(locks.leases()).isEmpty();
+			String key = "k" + UUID.randomUUID();
+			try (Lease lease = locks.acquire(LockRequest.of(key).name("orders").lease(Duration.ofSeconds(10)))) {
+				assertThat(locks.leases()).singleElement().satisfies((held) -> {
+					assertThat(held.lock()).isEqualTo("orders");
+					assertThat(held.keys()).containsExactly("lock:orders:{" + key + "}");
+					assertThat(held.remaining()).isPositive();
+					assertThat(held.fencingToken()).isEmpty();
+					assertThat(held.holdCount()).isEqualTo(1);
+				});
+				long token = lease.fencingToken();
+				try (Lease again = locks.acquire(LockRequest.of(key).name("orders"))) {
+					assertThat(locks.leases()).singleElement().satisfies((held) -> {
+						assertThat(held.fencingToken()).hasValue(token);
+						assertThat(held.holdCount()).isEqualTo(2);
+					});
+				}
+				assertThat(locks.nodes()).allSatisfy((node) -> assertThat(node.lastLatency()).isPositive());
+			}
+			assertThat(locks.leases()).isEmpty();
+			redis.node(1).kill();
+			await().atMost(Duration.ofSeconds(5)).until(() -> !locks.nodes().get(1).up());
+			assertThat(locks.quorumAvailable()).isTrue();
+			redis.node(2).kill();
+			await().atMost(Duration.ofSeconds(5)).until(() -> !locks.quorumAvailable());
+		}
+	}
+
+	@Test
+	void showsNodesHeldBackByTheRestartGuard() {
+		try (QuorumLockEngine locks = engine(Duration.ofMinutes(5))) {
+			assertThat(locks.nodes()).allSatisfy((node) -> {
+				assertThat(node.up()).isTrue();
+				assertThat(node.voting()).isFalse();
+				assertThat(node.heldBackFor()).isPositive().isLessThanOrEqualTo(Duration.ofMinutes(5));
+			});
+			assertThat(locks.quorumAvailable()).isFalse();
+		}
+	}
+
+	@Test
+	void forceUnlockDeletesWhoeverHoldsTheKey() {
+		try (QuorumLockEngine holder = engine(Duration.ZERO); QuorumLockEngine operator = engine(Duration.ZERO)) {
+			String key = "k" + UUID.randomUUID();
+			Lease lease = holder.acquire(LockRequest.of(key).lease(Duration.ofSeconds(30)).renew(false));
+			assertThat(operator.forceUnlock("lock:{" + key + "}")).isEqualTo(3);
+			assertThat(operator.tryAcquire(LockRequest.of(key))).hasValueSatisfying(Lease::release);
+			assertThat(operator.forceUnlock("lock:{" + key + "}")).isZero();
+			assertThatIllegalArgumentException().isThrownBy(() -> operator.forceUnlock("session:42"))
+				.withMessageContaining("'session:42' is not a lock key under the prefix 'lock:'");
+			lease.release();
+		}
+	}
+
+	@Test
+	void reportsLockKeysWithoutTtl() {
+		redis.node(0).call("SET", "lock:{leaked}", "x");
+		redis.node(0).call("SET", "lock:{fine}", "x", "PX", "60000");
+		redis.node(0).call("SET", "other:{no-ttl}", "x");
+		try (QuorumLockEngine locks = engine(Duration.ZERO)) {
+			assertThat(locks.keysWithoutTtl(10))
+				.containsExactly(redis.node(0).host() + ":" + redis.node(0).port() + " lock:{leaked}");
+		}
+	}
+
+	@Test
+	void singleNodeStatus() {
+		try (QuorumLockEngine single = QuorumLockEngine.builder().nodes(redis.node(0).uri()).build()) {
+			RegistryStatus status = single;
+			assertThat(status.mode()).isEqualTo("single");
+			assertThat(status.quorum()).isEqualTo(1);
+			assertThat(status.quorumAvailable()).isTrue();
+		}
+	}
+
+}

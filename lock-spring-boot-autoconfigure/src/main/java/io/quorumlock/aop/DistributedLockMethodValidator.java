@@ -1,0 +1,152 @@
+package io.quorumlock.aop;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.util.Assert;
+import org.springframework.util.ClassUtils;
+
+import io.quorumlock.DistributedLock;
+import io.quorumlock.LockOptions;
+
+/**
+ * Checks every {@code @DistributedLock} method of every bean once the singletons are
+ * created, so that a bad declaration stops the start-up instead of failing in production:
+ * the key parses, refers only to parameters and existing beans; durations parse, are not
+ * negative, the lease is positive and longer than three node timeouts (a renewal every
+ * lease/3 must fit in it); {@code holdAtMost} is not shorter than the effective lease;
+ * and {@code onFailure = SKIP} has an empty result to return. The first bad declaration
+ * is thrown as a {@link DistributedLockDeclarationException}.
+ */
+public class DistributedLockMethodValidator implements SmartInitializingSingleton, BeanFactoryAware {
+
+	private static final Log logger = LogFactory.getLog(DistributedLockMethodValidator.class);
+
+	private final Duration nodeTimeout;
+
+	private final Function<String, LockOptions> configuredOptions;
+
+	private final LockOperationParser parser = new LockOperationParser(new LockKeyEvaluator());
+
+	private ListableBeanFactory beanFactory;
+
+	/**
+	 * Create a validator.
+	 * @param nodeTimeout the registry's node timeout
+	 * @param configuredOptions the options a lock of the given name (empty for none) gets
+	 * from configuration, with at least the lease set
+	 */
+	public DistributedLockMethodValidator(Duration nodeTimeout, Function<String, LockOptions> configuredOptions) {
+		Assert.notNull(nodeTimeout, "'nodeTimeout' must not be null");
+		Assert.notNull(configuredOptions, "'configuredOptions' must not be null");
+		this.nodeTimeout = nodeTimeout;
+		this.configuredOptions = configuredOptions;
+	}
+
+	/**
+	 * Bean factory whose beans are checked.
+	 * @param beanFactory a {@link ListableBeanFactory}
+	 */
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
+		Assert.isInstanceOf(ListableBeanFactory.class, beanFactory);
+		this.beanFactory = (ListableBeanFactory) beanFactory;
+	}
+
+	/**
+	 * Check every annotated method of every bean.
+	 * @throws DistributedLockDeclarationException for the first bad declaration
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		for (String name : this.beanFactory.getBeanNamesForType(Object.class, true, false)) {
+			Class<?> type = this.beanFactory.getType(name, false);
+			if (type != null) {
+				validate(ClassUtils.getUserClass(type));
+			}
+		}
+	}
+
+	/**
+	 * Check the annotated methods of one class.
+	 * @param type the class
+	 * @throws DistributedLockDeclarationException for the first bad declaration
+	 */
+	public void validate(Class<?> type) {
+		if (!AnnotationUtils.isCandidateClass(type, DistributedLock.class)) {
+			return;
+		}
+		Map<Method, DistributedLock> annotated = MethodIntrospector.selectMethods(type,
+				(MethodIntrospector.MetadataLookup<DistributedLock>) (method) -> AnnotatedElementUtils
+					.findMergedAnnotation(method, DistributedLock.class));
+		annotated.keySet()
+			.stream()
+			.sorted(Comparator.comparing(Method::toGenericString))
+			.forEach((method) -> validate(method, type));
+	}
+
+	private void validate(Method method, Class<?> type) {
+		LockOperation operation = this.parser.parse(method, type);
+		if (operation == null) {
+			return;
+		}
+		int modifiers = method.getModifiers();
+		if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers)) {
+			logger.warn("@DistributedLock on " + operation.description() + " has no effect: a "
+					+ (Modifier.isPrivate(modifiers) ? "private" : Modifier.isStatic(modifiers) ? "static" : "final")
+					+ " method is not intercepted by a Spring proxy");
+		}
+		checkBeans(operation);
+		checkTimings(operation, method);
+	}
+
+	private void checkBeans(LockOperation operation) {
+		for (String bean : operation.beanReferences()) {
+			if (!this.beanFactory.containsBean(bean)) {
+				throw new DistributedLockDeclarationException(operation.description(), "key", operation.keySource(),
+						"refers to bean '" + bean + "', which does not exist");
+			}
+		}
+	}
+
+	private void checkTimings(LockOperation operation, Method method) {
+		DistributedLock annotation = LockOperationParser.findAnnotation(method, operation.targetClass());
+		LockOptions own = operation.options();
+		LockOptions effective = own.orElse(this.configuredOptions.apply(operation.name()));
+		Optional<Duration> lease = effective.lease();
+		if (lease.isEmpty()) {
+			return;
+		}
+		if (own.lease().isPresent() && lease.get().compareTo(this.nodeTimeout.multipliedBy(3)) <= 0) {
+			throw new DistributedLockDeclarationException(operation.description(), "lease", annotation.lease(),
+					"must be longer than 3 x the node timeout (" + this.nodeTimeout.toMillis()
+							+ "ms): a renewal every lease/3 must fit in it");
+		}
+		Optional<Duration> holdAtMost = effective.holdAtMost();
+		if (holdAtMost.isPresent() && holdAtMost.get().compareTo(lease.get()) < 0) {
+			if (own.holdAtMost().isPresent()) {
+				throw new DistributedLockDeclarationException(operation.description(), "holdAtMost",
+						annotation.holdAtMost(), "is shorter than the effective lease (" + lease.get().toMillis()
+								+ "ms, from " + (own.lease().isPresent() ? "the annotation" : "configuration") + ")");
+			}
+			throw new DistributedLockDeclarationException(operation.description(), "lease", annotation.lease(),
+					"is longer than holdAtMost (" + holdAtMost.get().toMillis() + "ms, from configuration)");
+		}
+	}
+
+}

@@ -1,0 +1,78 @@
+package io.quorumlock.aop;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+
+import org.aopalliance.intercept.MethodInvocation;
+
+import io.quorumlock.CurrentLease;
+import io.quorumlock.Lease;
+import io.quorumlock.LockNotAcquiredException;
+import io.quorumlock.QuorumUnavailableException;
+
+/**
+ * What the handlers share about leases and failures.
+ */
+final class Leases {
+
+	private Leases() {
+	}
+
+	/**
+	 * Whether a failure is one that {@code onFailure = SKIP} turns into an empty result.
+	 */
+	static boolean isNotAcquired(Throwable failure) {
+		return failure instanceof LockNotAcquiredException || failure instanceof QuorumUnavailableException;
+	}
+
+	/** The failure behind the wrappers futures add. */
+	static Throwable unwrap(Throwable failure) {
+		Throwable current = failure;
+		while ((current instanceof CompletionException || current instanceof ExecutionException)
+				&& current.getCause() != null) {
+			current = current.getCause();
+		}
+		return current;
+	}
+
+	/** Proceed with the lease bound to {@link CurrentLease} on this thread. */
+	static Object proceed(Lease lease, MethodInvocation invocation) throws Throwable {
+		CurrentLease.Scope scope = CurrentLease.bind(lease);
+		try {
+			return invocation.proceed();
+		}
+		finally {
+			scope.close();
+		}
+	}
+
+	/** Release without blocking; a release that throws becomes a failed stage. */
+	static CompletionStage<Void> releaseAsync(Lease lease) {
+		try {
+			return lease.releaseAsync();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * The outcome once the lease is released: the method's own failure wins and keeps a
+	 * release failure (such as the lease loss) as suppressed; otherwise a release failure
+	 * is the outcome.
+	 * @return the failure to report, or {@code null} for success
+	 */
+	static Throwable outcome(Throwable methodFailure, Throwable releaseFailure) {
+		Throwable released = (releaseFailure != null) ? unwrap(releaseFailure) : null;
+		if (methodFailure != null) {
+			if (released != null && released != methodFailure) {
+				methodFailure.addSuppressed(released);
+			}
+			return methodFailure;
+		}
+		return released;
+	}
+
+}

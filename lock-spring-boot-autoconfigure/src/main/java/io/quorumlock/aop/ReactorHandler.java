@@ -1,0 +1,134 @@
+package io.quorumlock.aop;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
+import reactor.core.CorePublisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Signal;
+
+import io.quorumlock.DistributedLockRegistry;
+import io.quorumlock.Lease;
+import io.quorumlock.LockRequest;
+
+/**
+ * Guards a method that returns a {@code Mono} or {@code Flux}. Nothing happens until
+ * subscription; then the lock is acquired without blocking, the method is called on the
+ * thread that granted the lease (it should only assemble its publisher), and the lease is
+ * held until that publisher completes, errors or is cancelled, then released with
+ * {@link Lease#releaseAsync()}. Cancelling while the lock is still being acquired cancels
+ * the acquisition and releases a lease granted meanwhile. Each subscription acquires anew
+ * and calls the method anew. Loaded only when Reactor is on the classpath.
+ */
+final class ReactorHandler {
+
+	/** The kind for a declared return type, or {@code null} if it is not reactive. */
+	static ReturnKind kindOf(Class<?> type) {
+		if (type == Mono.class) {
+			return ReturnKind.MONO;
+		}
+		if (type == Flux.class || type == Publisher.class || type == CorePublisher.class) {
+			return ReturnKind.FLUX;
+		}
+		if (Publisher.class.isAssignableFrom(type)) {
+			throw new IllegalArgumentException(
+					"is not supported: a reactive method must return Mono, Flux or Publisher");
+		}
+		return null;
+	}
+
+	/** An error publisher of the given kind. */
+	static Object failed(ReturnKind kind, Throwable failure) {
+		return (kind == ReturnKind.MONO) ? Mono.error(failure) : Flux.error(failure);
+	}
+
+	Object invoke(DistributedLockRegistry registry, Supplier<MethodInvocation> invocations, LockRequest request,
+			LockOperation operation) {
+		Mono<Lease> lease = acquire(registry, request);
+		if (operation.skips()) {
+			lease = lease.onErrorResume(Leases::isNotAcquired, (ex) -> Mono.empty());
+		}
+		if (operation.returnKind() == ReturnKind.MONO) {
+			return lease.flatMap((granted) -> mono(granted, invocations.get()));
+		}
+		return lease.flatMapMany((granted) -> flux(granted, invocations.get()));
+	}
+
+	/**
+	 * A lazy acquisition: a cancelled subscriber cancels it, and a lease that is granted
+	 * anyway is released (release is idempotent, so a lease that did reach the subscriber
+	 * is released only once).
+	 */
+	private static Mono<Lease> acquire(DistributedLockRegistry registry, LockRequest request) {
+		return Mono.create((sink) -> {
+			CompletableFuture<Lease> acquiring = registry.acquireAsync(request);
+			sink.onCancel(() -> {
+				acquiring.cancel(false);
+				acquiring.thenAccept(Leases::releaseAsync);
+			});
+			acquiring.whenComplete((granted, failure) -> {
+				if (acquiring.isCancelled()) {
+					return; // the subscriber is gone, nobody to tell
+				}
+				if (failure != null) {
+					sink.error(Leases.unwrap(failure));
+				}
+				else {
+					sink.success(granted);
+				}
+			});
+		});
+	}
+
+	private static Mono<Object> mono(Lease lease, MethodInvocation invocation) {
+		Publisher<?> publisher;
+		try {
+			publisher = call(lease, invocation);
+		}
+		catch (Throwable ex) {
+			return released(lease, Signal.error(ex)).dematerialize();
+		}
+		Mono<Object> source = (publisher != null) ? Mono.from(publisher) : Mono.empty();
+		// the value is emitted only once the lease is released: a Mono's value is its
+		// completion, and a lease lost meanwhile must be able to fail it instead
+		return source.materialize()
+			.flatMap((signal) -> released(lease, signal))
+			.<Object>dematerialize()
+			.doOnCancel(() -> Leases.releaseAsync(lease));
+	}
+
+	private static Flux<Object> flux(Lease lease, MethodInvocation invocation) {
+		Publisher<?> publisher;
+		try {
+			publisher = call(lease, invocation);
+		}
+		catch (Throwable ex) {
+			return released(lease, Signal.error(ex)).<Object>dematerialize().flux();
+		}
+		Flux<Object> source = (publisher != null) ? Flux.from(publisher) : Flux.empty();
+		return source.onErrorResume((failure) -> released(lease, Signal.error(failure)).dematerialize())
+			.concatWith(Mono.defer(() -> released(lease, Signal.complete())).dematerialize())
+			.doOnCancel(() -> Leases.releaseAsync(lease));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Publisher<Object> call(Lease lease, MethodInvocation invocation) throws Throwable {
+		return (Publisher<Object>) Leases.proceed(lease, invocation);
+	}
+
+	/**
+	 * Release, then replay the method's terminal signal, merged with a release failure.
+	 */
+	private static Mono<Signal<Object>> released(Lease lease, Signal<Object> signal) {
+		return Mono.fromCompletionStage(() -> Leases.releaseAsync(lease))
+			.then(Mono.just(signal))
+			.onErrorResume((releaseFailure) -> {
+				Throwable outcome = Leases.outcome(signal.getThrowable(), releaseFailure);
+				return Mono.just(outcome == signal.getThrowable() ? signal : Signal.error(outcome));
+			});
+	}
+
+}

@@ -1,0 +1,17 @@
+package io.quorumlock.autoconfigure;
+
+import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
+import org.springframework.core.convert.converter.Converter;
+
+/**
+ * Binds a {@code quorumlock.nodes} entry written as a plain URI string.
+ */
+@ConfigurationPropertiesBinding
+final class NodeConverter implements Converter<String, QuorumLockProperties.Node> {
+
+	@Override
+	public QuorumLockProperties.Node convert(String source) {
+		return new QuorumLockProperties.Node(source.trim());
+	}
+
+}

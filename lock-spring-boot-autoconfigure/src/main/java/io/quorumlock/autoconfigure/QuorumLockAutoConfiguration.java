@@ -1,0 +1,47 @@
+package io.quorumlock.autoconfigure;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
+import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for quorumlock: a {@link io.quorumlock.DistributedLockRegistry} in
+ * quorum mode when {@code quorumlock.nodes} lists masters, else in single mode on the
+ * application's {@code spring.data.redis} connection; the {@code @DistributedLock}
+ * advisor; and the start-up checks. Every bean backs off when the application defines its
+ * own; all of it when {@code quorumlock.enabled=false}.
+ */
+@AutoConfiguration(after = RedisAutoConfiguration.class)
+@ConditionalOnProperty(prefix = "quorumlock", name = "enabled", matchIfMissing = true)
+@EnableConfigurationProperties(QuorumLockProperties.class)
+@Import({ QuorumModeConfiguration.class, SingleModeConfiguration.class, QuorumLockAspectConfiguration.class })
+public class QuorumLockAutoConfiguration {
+
+	@Bean
+	@ConfigurationPropertiesBinding
+	@ConditionalOnMissingBean
+	static NodeConverter quorumLockNodeConverter() {
+		return new NodeConverter();
+	}
+
+	@Bean
+	@ConfigurationPropertiesBinding
+	@ConditionalOnMissingBean
+	static RetryDelayConverter quorumLockRetryDelayConverter() {
+		return new RetryDelayConverter();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LeaseLostEventPublisher quorumLockLeaseLostEventPublisher(ApplicationEventPublisher publisher) {
+		return new LeaseLostEventPublisher(publisher);
+	}
+
+}

@@ -1,0 +1,53 @@
+package io.quorumlock.autoconfigure;
+
+import org.springframework.beans.factory.ObjectProvider;
+
+import io.quorumlock.LockListener;
+import io.quorumlock.redis.QuorumLockEngine;
+
+/**
+ * Applies what both modes share to a builder: the checked {@code quorumlock.*}
+ * properties, every {@link LockListener} bean and then every
+ * {@link QuorumLockEngineCustomizer}, in order.
+ */
+final class QuorumLockEngineConfigurer {
+
+	private final QuorumLockProperties properties;
+
+	private final ObjectProvider<LockListener> listeners;
+
+	private final ObjectProvider<QuorumLockEngineCustomizer> customizers;
+
+	QuorumLockEngineConfigurer(QuorumLockProperties properties, ObjectProvider<LockListener> listeners,
+			ObjectProvider<QuorumLockEngineCustomizer> customizers) {
+		this.properties = properties;
+		this.listeners = listeners;
+		this.customizers = customizers;
+	}
+
+	/** Check the properties; call before looking at the connection. */
+	void validate() {
+		QuorumLockPropertiesValidator.validate(this.properties);
+	}
+
+	QuorumLockEngine build(QuorumLockEngine.Builder builder) {
+		QuorumLockProperties properties = this.properties;
+		builder.keyPrefix(properties.getKeyPrefix())
+			.defaults(ConfiguredLockOptions.global(properties))
+			.nodeTimeout(properties.getNodeTimeout())
+			.clockDriftFactor(properties.getClockDriftFactor())
+			.retryDelay(properties.getRetryDelay().getMin(), properties.getRetryDelay().getMax())
+			.onLeaseLost(properties.getOnLeaseLost())
+			.syncReplicas(properties.getSyncReplicas())
+			.fencingCounterTtl(properties.getFencing().getCounterTtl());
+		if (properties.getRejoinDelay() != null) {
+			builder.rejoinDelay(properties.getRejoinDelay());
+		}
+		properties.getInstances()
+			.forEach((name, instance) -> builder.instance(name, ConfiguredLockOptions.instance(instance)));
+		this.listeners.orderedStream().forEach(builder::listener);
+		this.customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+		return builder.build();
+	}
+
+}

@@ -1,0 +1,503 @@
+package io.quorumlock.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import io.quorumlock.aop.DistributedLockAdvisor;
+import io.quorumlock.redis.OnLeaseLost;
+
+/**
+ * Configuration properties of quorumlock ({@code quorumlock.*}).
+ */
+@ConfigurationProperties("quorumlock")
+public class QuorumLockProperties {
+
+	/**
+	 * Whether to enable distributed locks: the engine, the {@code @DistributedLock}
+	 * aspect and the start-up checks.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Prefix of every Redis key the locks use.
+	 */
+	private String keyPrefix = "lock:";
+
+	/**
+	 * Time to live of each grant, for locks that set none. Renewal, when on, extends it
+	 * every lease/3.
+	 */
+	private Duration lease = Duration.ofSeconds(30);
+
+	/**
+	 * How long to wait for a lock, for locks that set no wait. Zero tries once.
+	 */
+	private Duration waitAtMost = Duration.ZERO;
+
+	/**
+	 * Whether a watchdog extends held leases every lease/3, for locks that do not turn it
+	 * off.
+	 */
+	private boolean renew = true;
+
+	/**
+	 * Bound on renewal: a lease is not extended past this long after its grant. Empty
+	 * means no bound.
+	 */
+	private Duration holdAtMost;
+
+	/**
+	 * What releasing a lease that was lost before its release does: 'throw' a
+	 * LeaseLostException, or 'log' a warning.
+	 */
+	private OnLeaseLost onLeaseLost = OnLeaseLost.THROW;
+
+	/**
+	 * Independent Redis masters for the Redlock quorum, each a URI
+	 * (redis://host:port[/db] or rediss:// for TLS) or an object with uri, username and
+	 * password. Empty means single mode on the application's spring.data.redis
+	 * connection.
+	 */
+	private List<Node> nodes = new ArrayList<>();
+
+	/**
+	 * Bound on each node's answer within one round. Must stay below a third of every
+	 * lease.
+	 */
+	private Duration nodeTimeout = Duration.ofMillis(50);
+
+	/**
+	 * Share of a lease assumed lost to clock drift between nodes, in [0, 0.5).
+	 */
+	private double clockDriftFactor = 0.01;
+
+	/**
+	 * Jittered delay between attempts while waiting, either as 'min..max' (such as
+	 * '10ms..200ms') or as the nested min and max properties.
+	 */
+	private RetryDelay retryDelay = new RetryDelay();
+
+	/**
+	 * Restart guard: a node that restarted less than this long ago does not count toward
+	 * a quorum. Empty means the longest lease in use; zero turns the guard off. Single
+	 * mode has no guard.
+	 */
+	private Duration rejoinDelay;
+
+	/**
+	 * Replicas that must acknowledge each grant (Redis WAIT) before it counts, to narrow
+	 * the failover window of a master with replicas.
+	 */
+	private int syncReplicas;
+
+	/**
+	 * Fencing token settings.
+	 */
+	private final Fencing fencing = new Fencing();
+
+	/**
+	 * Order of the {@code @DistributedLock} advisor. The default has a higher precedence
+	 * than {@code @Transactional} at its default order, so locks are released after
+	 * commit or rollback.
+	 */
+	private int aspectOrder = DistributedLockAdvisor.DEFAULT_ORDER;
+
+	/**
+	 * Metrics settings.
+	 */
+	private final Metrics metrics = new Metrics();
+
+	/**
+	 * Actuator settings.
+	 */
+	private final Actuator actuator = new Actuator();
+
+	/**
+	 * Per-name lock options, applied to locks with that name unless the annotation or
+	 * request sets its own.
+	 */
+	private Map<String, Instance> instances = new LinkedHashMap<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+	}
+
+	public Duration getLease() {
+		return this.lease;
+	}
+
+	public void setLease(Duration lease) {
+		this.lease = lease;
+	}
+
+	public Duration getWaitAtMost() {
+		return this.waitAtMost;
+	}
+
+	public void setWaitAtMost(Duration waitAtMost) {
+		this.waitAtMost = waitAtMost;
+	}
+
+	public boolean isRenew() {
+		return this.renew;
+	}
+
+	public void setRenew(boolean renew) {
+		this.renew = renew;
+	}
+
+	public Duration getHoldAtMost() {
+		return this.holdAtMost;
+	}
+
+	public void setHoldAtMost(Duration holdAtMost) {
+		this.holdAtMost = holdAtMost;
+	}
+
+	public OnLeaseLost getOnLeaseLost() {
+		return this.onLeaseLost;
+	}
+
+	public void setOnLeaseLost(OnLeaseLost onLeaseLost) {
+		this.onLeaseLost = onLeaseLost;
+	}
+
+	public List<Node> getNodes() {
+		return this.nodes;
+	}
+
+	public void setNodes(List<Node> nodes) {
+		this.nodes = nodes;
+	}
+
+	public Duration getNodeTimeout() {
+		return this.nodeTimeout;
+	}
+
+	public void setNodeTimeout(Duration nodeTimeout) {
+		this.nodeTimeout = nodeTimeout;
+	}
+
+	public double getClockDriftFactor() {
+		return this.clockDriftFactor;
+	}
+
+	public void setClockDriftFactor(double clockDriftFactor) {
+		this.clockDriftFactor = clockDriftFactor;
+	}
+
+	public RetryDelay getRetryDelay() {
+		return this.retryDelay;
+	}
+
+	public void setRetryDelay(RetryDelay retryDelay) {
+		this.retryDelay = retryDelay;
+	}
+
+	public Duration getRejoinDelay() {
+		return this.rejoinDelay;
+	}
+
+	public void setRejoinDelay(Duration rejoinDelay) {
+		this.rejoinDelay = rejoinDelay;
+	}
+
+	public int getSyncReplicas() {
+		return this.syncReplicas;
+	}
+
+	public void setSyncReplicas(int syncReplicas) {
+		this.syncReplicas = syncReplicas;
+	}
+
+	public Fencing getFencing() {
+		return this.fencing;
+	}
+
+	public int getAspectOrder() {
+		return this.aspectOrder;
+	}
+
+	public void setAspectOrder(int aspectOrder) {
+		this.aspectOrder = aspectOrder;
+	}
+
+	public Metrics getMetrics() {
+		return this.metrics;
+	}
+
+	public Actuator getActuator() {
+		return this.actuator;
+	}
+
+	public Map<String, Instance> getInstances() {
+		return this.instances;
+	}
+
+	public void setInstances(Map<String, Instance> instances) {
+		this.instances = instances;
+	}
+
+	/**
+	 * One Redis master of the quorum. Binds from a URI string or from an object with
+	 * {@code uri}, {@code username} and {@code password}; the password never appears in
+	 * {@link #toString()}.
+	 */
+	public static final class Node {
+
+		/**
+		 * Redis URI: redis://host:port[/db], or rediss:// for TLS. May carry credentials,
+		 * but the username and password properties keep them out of the URI.
+		 */
+		private String uri;
+
+		/**
+		 * Login username, overriding one in the URI.
+		 */
+		private String username;
+
+		/**
+		 * Login password, overriding one in the URI.
+		 */
+		private String password;
+
+		/**
+		 * Create a node to bind {@code uri}, {@code username} and {@code password} into.
+		 */
+		public Node() {
+		}
+
+		/**
+		 * Create a node from its URI.
+		 * @param uri the URI
+		 */
+		public Node(String uri) {
+			this.uri = uri;
+		}
+
+		public String getUri() {
+			return this.uri;
+		}
+
+		public void setUri(String uri) {
+			this.uri = uri;
+		}
+
+		public String getUsername() {
+			return this.username;
+		}
+
+		public void setUsername(String username) {
+			this.username = username;
+		}
+
+		public String getPassword() {
+			return this.password;
+		}
+
+		public void setPassword(String password) {
+			this.password = password;
+		}
+
+		@Override
+		public String toString() {
+			return "Node[uri=" + QuorumNodes.redact(this.uri) + ", username=" + this.username + ", password="
+					+ ((this.password != null) ? "******" : null) + "]";
+		}
+
+	}
+
+	/**
+	 * Bounds of the jittered retry delay. Binds from {@code min..max} (such as
+	 * {@code 10ms..200ms}) or from the nested {@code min} and {@code max} properties.
+	 */
+	public static final class RetryDelay {
+
+		/**
+		 * Shortest delay between attempts.
+		 */
+		private Duration min = Duration.ofMillis(10);
+
+		/**
+		 * Longest delay between attempts.
+		 */
+		private Duration max = Duration.ofMillis(200);
+
+		/**
+		 * Create bounds with the defaults, to bind {@code min} and {@code max} into.
+		 */
+		public RetryDelay() {
+		}
+
+		/**
+		 * Create bounds.
+		 * @param min the shortest delay
+		 * @param max the longest delay
+		 */
+		public RetryDelay(Duration min, Duration max) {
+			this.min = min;
+			this.max = max;
+		}
+
+		public Duration getMin() {
+			return this.min;
+		}
+
+		public void setMin(Duration min) {
+			this.min = min;
+		}
+
+		public Duration getMax() {
+			return this.max;
+		}
+
+		public void setMax(Duration max) {
+			this.max = max;
+		}
+
+		@Override
+		public String toString() {
+			return this.min + ".." + this.max;
+		}
+
+	}
+
+	/**
+	 * Fencing token settings.
+	 */
+	public static final class Fencing {
+
+		/**
+		 * Time to live of each per-key fencing counter after its last use.
+		 */
+		private Duration counterTtl = Duration.ofHours(1);
+
+		public Duration getCounterTtl() {
+			return this.counterTtl;
+		}
+
+		public void setCounterTtl(Duration counterTtl) {
+			this.counterTtl = counterTtl;
+		}
+
+	}
+
+	/**
+	 * Metrics settings.
+	 */
+	public static final class Metrics {
+
+		/**
+		 * Whether to publish lock metrics to Micrometer.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+	}
+
+	/**
+	 * Actuator settings.
+	 */
+	public static final class Actuator {
+
+		/**
+		 * Whether the locks endpoint accepts DELETE to force-unlock a key.
+		 */
+		private boolean forceUnlockEnabled;
+
+		public boolean isForceUnlockEnabled() {
+			return this.forceUnlockEnabled;
+		}
+
+		public void setForceUnlockEnabled(boolean forceUnlockEnabled) {
+			this.forceUnlockEnabled = forceUnlockEnabled;
+		}
+
+	}
+
+	/**
+	 * Options of the locks with one name. Unset options fall back to the global ones.
+	 */
+	public static final class Instance {
+
+		/**
+		 * Time to live of each grant. Empty means quorumlock.lease.
+		 */
+		private Duration lease;
+
+		/**
+		 * How long to wait for the lock; zero tries once. Empty means
+		 * quorumlock.wait-at-most.
+		 */
+		private Duration waitAtMost;
+
+		/**
+		 * Whether a watchdog extends the lease every lease/3. Empty means
+		 * quorumlock.renew.
+		 */
+		private Boolean renew;
+
+		/**
+		 * Bound on renewal after the grant. Empty means quorumlock.hold-at-most.
+		 */
+		private Duration holdAtMost;
+
+		public Duration getLease() {
+			return this.lease;
+		}
+
+		public void setLease(Duration lease) {
+			this.lease = lease;
+		}
+
+		public Duration getWaitAtMost() {
+			return this.waitAtMost;
+		}
+
+		public void setWaitAtMost(Duration waitAtMost) {
+			this.waitAtMost = waitAtMost;
+		}
+
+		public Boolean getRenew() {
+			return this.renew;
+		}
+
+		public void setRenew(Boolean renew) {
+			this.renew = renew;
+		}
+
+		public Duration getHoldAtMost() {
+			return this.holdAtMost;
+		}
+
+		public void setHoldAtMost(Duration holdAtMost) {
+			this.holdAtMost = holdAtMost;
+		}
+
+	}
+
+}

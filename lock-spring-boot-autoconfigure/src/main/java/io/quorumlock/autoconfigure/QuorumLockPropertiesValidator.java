@@ -1,0 +1,123 @@
+package io.quorumlock.autoconfigure;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Checks {@code quorumlock.*} before the engine is built, so that a bad value stops the
+ * start-up with one message naming the property and the value.
+ */
+final class QuorumLockPropertiesValidator {
+
+	private QuorumLockPropertiesValidator() {
+	}
+
+	/**
+	 * @throws InvalidQuorumLockPropertyException for the first bad value
+	 */
+	static void validate(QuorumLockProperties properties) {
+		if (properties.getKeyPrefix() == null) {
+			throw new InvalidQuorumLockPropertyException("quorumlock.key-prefix", "", "must not be null");
+		}
+		Duration nodeTimeout = positive("quorumlock.node-timeout", properties.getNodeTimeout());
+		double drift = properties.getClockDriftFactor();
+		if (!(drift >= 0 && drift < 0.5)) {
+			throw new InvalidQuorumLockPropertyException("quorumlock.clock-drift-factor", Double.toString(drift),
+					"must be in [0, 0.5): it is the share of each lease set aside for clock drift between nodes");
+		}
+		QuorumLockProperties.RetryDelay retry = properties.getRetryDelay();
+		notNegative("quorumlock.retry-delay.min", retry.getMin());
+		notNegative("quorumlock.retry-delay.max", retry.getMax());
+		if (retry.getMax().compareTo(retry.getMin()) < 0) {
+			throw new InvalidQuorumLockPropertyException("quorumlock.retry-delay",
+					text(retry.getMin()) + ".." + text(retry.getMax()), "max must not be below min");
+		}
+		if (properties.getRejoinDelay() != null) {
+			notNegative("quorumlock.rejoin-delay", properties.getRejoinDelay());
+		}
+		if (properties.getSyncReplicas() < 0) {
+			throw new InvalidQuorumLockPropertyException("quorumlock.sync-replicas",
+					Integer.toString(properties.getSyncReplicas()), "must not be negative");
+		}
+		positive("quorumlock.fencing.counter-ttl", properties.getFencing().getCounterTtl());
+		Duration lease = positive("quorumlock.lease", properties.getLease());
+		notNegative("quorumlock.wait-at-most", properties.getWaitAtMost());
+		checkLease("quorumlock.lease", lease, nodeTimeout);
+		checkHold("quorumlock.hold-at-most", properties.getHoldAtMost(), "quorumlock.lease", lease);
+		for (Map.Entry<String, QuorumLockProperties.Instance> entry : properties.getInstances().entrySet()) {
+			checkInstance("quorumlock.instances." + entry.getKey(), entry.getKey(), entry.getValue(), properties,
+					nodeTimeout);
+		}
+		QuorumNodes.toRedisUris(properties.getNodes());
+	}
+
+	private static void checkInstance(String prefix, String name, QuorumLockProperties.Instance instance,
+			QuorumLockProperties properties, Duration nodeTimeout) {
+		if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
+			throw new InvalidQuorumLockPropertyException(prefix, name,
+					"a lock name must not contain '{' or '}': they would move the Redis Cluster hash slot");
+		}
+		String leaseProperty = (instance.getLease() != null) ? prefix + ".lease" : "quorumlock.lease";
+		Duration lease = (instance.getLease() != null) ? positive(leaseProperty, instance.getLease())
+				: properties.getLease();
+		if (instance.getWaitAtMost() != null) {
+			notNegative(prefix + ".wait-at-most", instance.getWaitAtMost());
+		}
+		checkLease(leaseProperty, lease, nodeTimeout);
+		if (instance.getHoldAtMost() != null) {
+			checkHold(prefix + ".hold-at-most", instance.getHoldAtMost(), leaseProperty, lease);
+		}
+		else {
+			checkHold("quorumlock.hold-at-most", properties.getHoldAtMost(), leaseProperty, lease);
+		}
+	}
+
+	/**
+	 * A renewal every lease/3 must fit in the lease, so the node timeout must be shorter.
+	 */
+	private static void checkLease(String leaseProperty, Duration lease, Duration nodeTimeout) {
+		if (lease.compareTo(nodeTimeout.multipliedBy(3)) <= 0) {
+			throw new InvalidQuorumLockPropertyException("quorumlock.node-timeout", text(nodeTimeout),
+					"must be below a third of every lease, but " + leaseProperty + " is " + text(lease)
+							+ ": a renewal every lease/3 must fit in the lease");
+		}
+	}
+
+	private static void checkHold(String holdProperty, Duration holdAtMost, String leaseProperty, Duration lease) {
+		if (holdAtMost == null) {
+			return;
+		}
+		positive(holdProperty, holdAtMost);
+		if (holdAtMost.compareTo(lease) < 0) {
+			throw new InvalidQuorumLockPropertyException(holdProperty, text(holdAtMost),
+					"must not be shorter than " + leaseProperty + " (" + text(lease) + ")");
+		}
+	}
+
+	private static Duration positive(String property, Duration value) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			throw new InvalidQuorumLockPropertyException(property, text(value), "must be positive");
+		}
+		return value;
+	}
+
+	private static Duration notNegative(String property, Duration value) {
+		if (value == null || value.isNegative()) {
+			throw new InvalidQuorumLockPropertyException(property, text(value), "must not be negative");
+		}
+		return value;
+	}
+
+	/** A duration as a user would write it: 50ms, 30s, else ISO-8601. */
+	static String text(Duration duration) {
+		if (duration == null) {
+			return "";
+		}
+		if (duration.toNanosPart() % 1_000_000 == 0) {
+			long millis = duration.toMillis();
+			return (millis % 1000 == 0 && millis != 0) ? (millis / 1000) + "s" : millis + "ms";
+		}
+		return duration.toString();
+	}
+
+}

@@ -1,0 +1,76 @@
+package io.quorumlock.autoconfigure;
+
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.origin.Origin;
+import org.springframework.core.env.Environment;
+
+/**
+ * Explains an {@link InvalidQuorumLockPropertyException}: which property, which value,
+ * where it was set, and what to do.
+ */
+class QuorumLockPropertyFailureAnalyzer extends AbstractFailureAnalyzer<InvalidQuorumLockPropertyException> {
+
+	private final Environment environment;
+
+	QuorumLockPropertyFailureAnalyzer(Environment environment) {
+		this.environment = environment;
+	}
+
+	@Override
+	protected FailureAnalysis analyze(Throwable rootFailure, InvalidQuorumLockPropertyException cause) {
+		StringBuilder description = new StringBuilder();
+		description.append("Invalid quorumlock configuration: '")
+			.append(cause.getProperty())
+			.append("' is '")
+			.append(cause.getValue())
+			.append("'");
+		Origin origin = origin(cause.getProperty());
+		if (origin != null) {
+			description.append(" (from ").append(origin).append(")");
+		}
+		description.append(".\n\nReason: ").append(cause.getReason());
+		return new FailureAnalysis(description.toString(), action(cause.getProperty()), cause);
+	}
+
+	private static String action(String property) {
+		if (property.startsWith("quorumlock.nodes")) {
+			return "List each Redis master once in quorumlock.nodes, as redis://host:port[/db] or rediss://host:port "
+					+ "for TLS, with credentials in the node's username and password properties; or leave "
+					+ "quorumlock.nodes empty to lock on the application's spring.data.redis connection "
+					+ "(standalone or Sentinel).";
+		}
+		if (property.equals("quorumlock.node-timeout")) {
+			return "Lower quorumlock.node-timeout or lengthen the lease it names: a lease must be longer than three "
+					+ "node timeouts, because its renewal every lease/3 has to fit in it.";
+		}
+		if (property.equals("quorumlock.clock-drift-factor")) {
+			return "Set quorumlock.clock-drift-factor to at least 0 and below 0.5 (0.01 by default).";
+		}
+		return "Update " + property + " in your configuration: durations are written like 500ms, 30s, 2m or PT30S.";
+	}
+
+	private Origin origin(String property) {
+		if (this.environment == null) {
+			return null;
+		}
+		try {
+			ConfigurationPropertyName name = ConfigurationPropertyName.of(property);
+			for (ConfigurationPropertySource source : ConfigurationPropertySources.get(this.environment)) {
+				ConfigurationProperty found = source.getConfigurationProperty(name);
+				if (found != null) {
+					return found.getOrigin();
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			// not a property name Boot can look up (such as a whole list): no origin
+		}
+		return null;
+	}
+
+}

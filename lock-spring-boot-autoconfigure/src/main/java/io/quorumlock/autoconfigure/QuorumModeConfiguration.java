@@ -1,0 +1,30 @@
+package io.quorumlock.autoconfigure;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+
+import io.quorumlock.DistributedLockRegistry;
+import io.quorumlock.LockListener;
+import io.quorumlock.redis.QuorumLockEngine;
+
+/**
+ * Quorum mode: the engine on the independent masters listed in {@code quorumlock.nodes},
+ * with its own Lettuce resources (tuned to reconnect quickly to a restarted node).
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnMissingBean(DistributedLockRegistry.class)
+@Conditional(QuorumModeCondition.Quorum.class)
+class QuorumModeConfiguration {
+
+	@Bean(destroyMethod = "close")
+	QuorumLockEngine quorumLockEngine(QuorumLockProperties properties, ObjectProvider<LockListener> listeners,
+			ObjectProvider<QuorumLockEngineCustomizer> customizers) {
+		QuorumLockEngineConfigurer configurer = new QuorumLockEngineConfigurer(properties, listeners, customizers);
+		configurer.validate();
+		return configurer.build(QuorumLockEngine.builder().redisUris(QuorumNodes.toRedisUris(properties.getNodes())));
+	}
+
+}

@@ -1,0 +1,1 @@
+create table payment (id varchar(64) primary key);

@@ -1,0 +1,193 @@
+package io.quorumlock.actuate;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.quorumlock.LeaseLostException;
+import io.quorumlock.Lease;
+import io.quorumlock.LockListener;
+import io.quorumlock.LockNotAcquiredException;
+import io.quorumlock.LockRequest;
+import io.quorumlock.QuorumUnavailableException;
+
+/**
+ * Micrometer meters for distributed locks, fed as a {@link LockListener}. The
+ * {@code lock} tag is the request's label (the lock name, else
+ * {@code SimpleClassName.method}), never an evaluated key, so cardinality stays bounded
+ * by the code.
+ * <ul>
+ * <li>{@code distributed.lock.wait} — timer with a percentile histogram and service-level
+ * buckets from 1 ms to 5 s; tags {@code lock}, {@code outcome} = acquired, timeout,
+ * quorum_unavailable or error (Prometheus:
+ * {@code distributed_lock_wait_seconds_bucket}).</li>
+ * <li>{@code distributed.lock.failures} — counter; tags {@code lock}, {@code reason} =
+ * timeout, quorum_unavailable or error.</li>
+ * <li>{@code distributed.lock.held} — timer of hold durations; tag {@code lock}.</li>
+ * <li>{@code distributed.lock.active} — gauge of leases this instance holds.</li>
+ * <li>{@code distributed.lock.renewals} — counter; tag {@code outcome} = renewed or
+ * lost.</li>
+ * <li>{@code distributed.lock.lost} — counter of leases lost before release; tag
+ * {@code lock}.</li>
+ * <li>{@code distributed.lock.node.errors} — counter; tag {@code node} = host:port.</li>
+ * </ul>
+ */
+public class LockMetrics implements LockListener {
+
+	/**
+	 * Service-level buckets of the wait histogram, as in the seed's monitoring advice.
+	 */
+	static final Duration[] WAIT_BUCKETS = { Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(10),
+			Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
+			Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(2500), Duration.ofSeconds(5) };
+
+	private final MeterRegistry registry;
+
+	private final AtomicInteger active = new AtomicInteger();
+
+	/** Meters per label; labels are few (one per annotated method or name). */
+	private final ConcurrentHashMap<String, Meters> byLock = new ConcurrentHashMap<>();
+
+	private final Counter renewed;
+
+	private final Counter renewalsLost;
+
+	/**
+	 * Create the meters in {@code registry}.
+	 * @param registry the meter registry
+	 */
+	public LockMetrics(MeterRegistry registry) {
+		this.registry = registry;
+		Gauge.builder("distributed.lock.active", this.active, AtomicInteger::get)
+			.description("Leases held by this instance")
+			.register(registry);
+		this.renewed = renewals("renewed");
+		this.renewalsLost = renewals("lost");
+	}
+
+	private Counter renewals(String outcome) {
+		return Counter.builder("distributed.lock.renewals")
+			.description("Lease renewals by outcome")
+			.tag("outcome", outcome)
+			.register(this.registry);
+	}
+
+	private Meters meters(LockRequest request) {
+		return this.byLock.computeIfAbsent(request.label(), (lock) -> new Meters(this.registry, lock));
+	}
+
+	@Override
+	public void onAcquired(LockRequest request, Lease lease, Duration waited) {
+		this.active.incrementAndGet();
+		meters(request).acquired.record(waited);
+	}
+
+	@Override
+	public void onNotAcquired(LockRequest request, Duration waited, Throwable failure) {
+		Meters meters = meters(request);
+		if (failure instanceof LockNotAcquiredException) {
+			meters.timeout.record(waited);
+			meters.timeouts.increment();
+		}
+		else if (failure instanceof QuorumUnavailableException) {
+			meters.quorumUnavailable.record(waited);
+			meters.quorumUnavailables.increment();
+		}
+		else {
+			meters.error.record(waited);
+			meters.errors.increment();
+		}
+	}
+
+	@Override
+	public void onReleased(LockRequest request, Lease lease, Duration held) {
+		this.active.decrementAndGet();
+		meters(request).held.record(held);
+	}
+
+	@Override
+	public void onRenewed(LockRequest request, Lease lease) {
+		this.renewed.increment();
+	}
+
+	@Override
+	public void onLost(LockRequest request, Lease lease, LeaseLostException cause) {
+		this.renewalsLost.increment();
+		meters(request).lost.increment();
+	}
+
+	@Override
+	public void onNodeError(String node, Throwable error) {
+		Counter.builder("distributed.lock.node.errors")
+			.description("Failed or timed-out commands per Redis node")
+			.tag("node", node)
+			.register(this.registry)
+			.increment();
+	}
+
+	/** The meters of one lock label. */
+	private static final class Meters {
+
+		final Timer acquired;
+
+		final Timer timeout;
+
+		final Timer quorumUnavailable;
+
+		final Timer error;
+
+		final Counter timeouts;
+
+		final Counter quorumUnavailables;
+
+		final Counter errors;
+
+		final Timer held;
+
+		final Counter lost;
+
+		Meters(MeterRegistry registry, String lock) {
+			this.acquired = wait(registry, lock, "acquired");
+			this.timeout = wait(registry, lock, "timeout");
+			this.quorumUnavailable = wait(registry, lock, "quorum_unavailable");
+			this.error = wait(registry, lock, "error");
+			this.timeouts = failures(registry, lock, "timeout");
+			this.quorumUnavailables = failures(registry, lock, "quorum_unavailable");
+			this.errors = failures(registry, lock, "error");
+			this.held = Timer.builder("distributed.lock.held")
+				.description("How long leases were held")
+				.tag("lock", lock)
+				.register(registry);
+			this.lost = Counter.builder("distributed.lock.lost")
+				.description("Leases lost before release")
+				.tag("lock", lock)
+				.register(registry);
+		}
+
+		private static Timer wait(MeterRegistry registry, String lock, String outcome) {
+			return Timer.builder("distributed.lock.wait")
+				.description("Time from the request to the grant or the failure")
+				.tag("lock", lock)
+				.tag("outcome", outcome)
+				.publishPercentileHistogram()
+				.serviceLevelObjectives(WAIT_BUCKETS)
+				.minimumExpectedValue(Duration.ofMillis(1))
+				.maximumExpectedValue(Duration.ofSeconds(5))
+				.register(registry);
+		}
+
+		private static Counter failures(MeterRegistry registry, String lock, String reason) {
+			return Counter.builder("distributed.lock.failures")
+				.description("Acquisitions that failed, by reason")
+				.tag("lock", lock)
+				.tag("reason", reason)
+				.register(registry);
+		}
+
+	}
+
+}

@@ -1,0 +1,109 @@
+package io.quorumlock.actuate;
+
+import java.util.List;
+
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.lang.Nullable;
+
+import io.quorumlock.RegistryAdmin;
+import io.quorumlock.RegistryStatus;
+
+/**
+ * The {@code locks} actuator endpoint ({@code GET /actuator/locks}): mode, quorum, each
+ * node (address without credentials, up, last latency, uptime, voting or held back by the
+ * restart guard) and the leases this instance holds. {@code ?leaks=true} adds a bounded
+ * scan for lock keys without a TTL. Read-only; {@link LocksWriteEndpoint} adds the forced
+ * unlock.
+ */
+@Endpoint(id = "locks")
+public class LocksEndpoint {
+
+	/** Most leaked keys reported by one scan. */
+	static final int LEAK_LIMIT = 100;
+
+	private final RegistryStatus status;
+
+	private final RegistryAdmin admin;
+
+	/**
+	 * Create the endpoint.
+	 * @param status the registry's status view
+	 * @param admin the registry's operator actions
+	 */
+	public LocksEndpoint(RegistryStatus status, RegistryAdmin admin) {
+		this.status = status;
+		this.admin = admin;
+	}
+
+	/**
+	 * The registry's state.
+	 * @param leaks whether to scan for lock keys without a TTL
+	 * @return the state
+	 */
+	@ReadOperation
+	public LocksDescriptor locks(@Nullable Boolean leaks) {
+		List<NodeDescriptor> nodes = this.status.nodes()
+			.stream()
+			.map((node) -> new NodeDescriptor(node.address(), node.up(), node.lastLatency().toNanos() / 1_000_000.0,
+					node.uptime().isNegative() ? null : node.uptime().toSeconds(), node.voting(),
+					node.heldBackFor().toMillis()))
+			.toList();
+		List<LeaseDescriptor> leases = this.status.leases()
+			.stream()
+			.map((lease) -> new LeaseDescriptor(lease.lock(), lease.keys(), lease.heldSince().toString(),
+					lease.remaining().toMillis(),
+					lease.fencingToken().isPresent() ? lease.fencingToken().getAsLong() : null, lease.holdCount()))
+			.toList();
+		List<String> leaked = Boolean.TRUE.equals(leaks) ? this.admin.keysWithoutTtl(LEAK_LIMIT) : null;
+		return new LocksDescriptor(this.status.mode(), this.status.quorum(), this.status.quorumAvailable(), nodes,
+				leases, leaked);
+	}
+
+	RegistryAdmin admin() {
+		return this.admin;
+	}
+
+	/**
+	 * The registry's state.
+	 *
+	 * @param mode {@code single} or {@code quorum}
+	 * @param quorum votes a grant needs
+	 * @param quorumAvailable whether a quorum of nodes is up and voting
+	 * @param nodes each node
+	 * @param leases leases held by this instance
+	 * @param keysWithoutTtl leaked lock keys ({@code host:port key}), when asked for
+	 */
+	public record LocksDescriptor(String mode, int quorum, boolean quorumAvailable, List<NodeDescriptor> nodes,
+			List<LeaseDescriptor> leases, @Nullable List<String> keysWithoutTtl) {
+	}
+
+	/**
+	 * One node.
+	 *
+	 * @param address host and port, never credentials
+	 * @param up whether its connection is open
+	 * @param lastLatencyMillis round trip of its last answered command
+	 * @param uptimeSeconds how long the server has been up; null while unknown
+	 * @param voting whether it counts toward a quorum
+	 * @param heldBackMillis how much longer the restart guard holds it back
+	 */
+	public record NodeDescriptor(String address, boolean up, double lastLatencyMillis, @Nullable Long uptimeSeconds,
+			boolean voting, long heldBackMillis) {
+	}
+
+	/**
+	 * One lease held by this instance.
+	 *
+	 * @param lock the lock's label, never an evaluated key
+	 * @param keys the Redis keys held
+	 * @param heldSince when it was granted (ISO-8601)
+	 * @param remainingMillis validity left
+	 * @param fencingToken its fencing token, if one was asked for
+	 * @param holdCount holds by its thread
+	 */
+	public record LeaseDescriptor(String lock, List<String> keys, String heldSince, long remainingMillis,
+			@Nullable Long fencingToken, int holdCount) {
+	}
+
+}

@@ -1,0 +1,114 @@
+package io.quorumlock.actuate;
+
+import java.lang.reflect.UndeclaredThrowableException;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.Lock;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.quorumlock.DistributedLockRegistry;
+import io.quorumlock.Lease;
+import io.quorumlock.LockRequest;
+
+/**
+ * A {@link DistributedLockRegistry} that wraps every acquisition in a Micrometer
+ * {@link Observation} named {@value #NAME}, so a trace shows the time spent waiting for a
+ * lock. Low-cardinality key values only: {@code lock} (the request's label) and
+ * {@code outcome}. The {@link Lock} view is passed through unobserved.
+ */
+public class ObservedLockRegistry implements DistributedLockRegistry {
+
+	/** Name of the acquisition observation. */
+	public static final String NAME = "distributed.lock.acquire";
+
+	private final DistributedLockRegistry delegate;
+
+	private final ObservationRegistry observations;
+
+	/**
+	 * Wrap a registry.
+	 * @param delegate the registry that does the work
+	 * @param observations the observation registry
+	 */
+	public ObservedLockRegistry(DistributedLockRegistry delegate, ObservationRegistry observations) {
+		this.delegate = delegate;
+		this.observations = observations;
+	}
+
+	private Observation observation(LockRequest request) {
+		return Observation.createNotStarted(NAME, this.observations)
+			.contextualName("lock " + request.label())
+			.lowCardinalityKeyValue("lock", request.label());
+	}
+
+	@Override
+	public Lease acquire(LockRequest request) {
+		Observation observation = observation(request).start();
+		try {
+			Lease lease = this.delegate.acquire(request);
+			observation.lowCardinalityKeyValue("outcome", "acquired");
+			return lease;
+		}
+		catch (RuntimeException ex) {
+			observation.lowCardinalityKeyValue("outcome", "failed").error(ex);
+			throw ex;
+		}
+		finally {
+			observation.stop();
+		}
+	}
+
+	@Override
+	public Optional<Lease> tryAcquire(LockRequest request) {
+		Observation observation = observation(request).start();
+		try {
+			Optional<Lease> lease = this.delegate.tryAcquire(request);
+			observation.lowCardinalityKeyValue("outcome", lease.isPresent() ? "acquired" : "not_acquired");
+			return lease;
+		}
+		catch (RuntimeException ex) {
+			observation.lowCardinalityKeyValue("outcome", "failed").error(ex);
+			throw ex;
+		}
+		finally {
+			observation.stop();
+		}
+	}
+
+	@Override
+	public CompletableFuture<Lease> acquireAsync(LockRequest request) {
+		Observation observation = observation(request).start();
+		CompletableFuture<Lease> lease = this.delegate.acquireAsync(request);
+		lease.whenComplete((granted, error) -> {
+			if (error != null) {
+				observation.lowCardinalityKeyValue("outcome", "failed").error(error);
+			}
+			else {
+				observation.lowCardinalityKeyValue("outcome", "acquired");
+			}
+			observation.stop();
+		});
+		return lease;
+	}
+
+	@Override
+	public <T> T execute(LockRequest request, Callable<T> action) {
+		try (Lease lease = acquire(request)) {
+			return action.call();
+		}
+		catch (RuntimeException | Error ex) {
+			throw ex;
+		}
+		catch (Exception ex) {
+			throw new UndeclaredThrowableException(ex);
+		}
+	}
+
+	@Override
+	public Lock asLock(String key) {
+		return this.delegate.asLock(key);
+	}
+
+}

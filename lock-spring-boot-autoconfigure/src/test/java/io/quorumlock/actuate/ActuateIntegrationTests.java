@@ -1,0 +1,234 @@
+package io.quorumlock.actuate;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.actuate.health.CompositeHealthContributor;
+import org.springframework.boot.actuate.health.HealthContributor;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.health.SimpleStatusAggregator;
+import org.springframework.boot.actuate.health.Status;
+
+import io.quorumlock.Lease;
+import io.quorumlock.LockNotAcquiredException;
+import io.quorumlock.LockRequest;
+import io.quorumlock.QuorumUnavailableException;
+import io.quorumlock.redis.QuorumLockEngine;
+import io.quorumlock.testing.RedisServers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Meters, observation, endpoint and health over a real engine on real servers.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class ActuateIntegrationTests {
+
+	@RegisterExtension
+	static final RedisServers redis = RedisServers.start(3);
+
+	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
+	private QuorumLockEngine locks;
+
+	private QuorumLockEngine other;
+
+	private String key;
+
+	@BeforeEach
+	void start() {
+		this.locks = builder().listener(new LockMetrics(this.meters)).build();
+		this.other = builder().build();
+		this.key = "secret-order-" + UUID.randomUUID();
+	}
+
+	@AfterEach
+	void close() {
+		this.locks.close();
+		this.other.close();
+	}
+
+	private static QuorumLockEngine.Builder builder() {
+		return QuorumLockEngine.builder()
+			.nodes(redis.uris())
+			.nodeTimeout(Duration.ofMillis(50))
+			.rejoinDelay(Duration.ZERO); // fresh fixture servers
+	}
+
+	private LockRequest request() {
+		return LockRequest.of(this.key).label("OrderService.pay").lease(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void metersCountGrantsTimeoutsQuorumLossAndLostLeases() {
+		try (Lease lease = this.locks.acquire(request())) {
+			assertThat(this.meters.get("distributed.lock.active").gauge().value()).isEqualTo(1);
+			try (Lease held = this.other.acquire(request())) {
+				// not reached
+			}
+			catch (LockNotAcquiredException expected) {
+			}
+		}
+		assertThat(this.meters.get("distributed.lock.active").gauge().value()).isZero();
+		try (Lease blocker = this.other.acquire(request())) {
+			assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(() -> this.locks.acquire(request()));
+		}
+		Lease shortLived = this.locks.acquire(request().lease(Duration.ofMillis(300)).renew(false));
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.meters.get("distributed.lock.lost")
+				.tag("lock", "OrderService.pay")
+				.counter()
+				.count() == 1);
+		shortLived.releaseAsync(); // reports the loss through its stage; the keys are
+									// deleted
+		this.locks.acquire(LockRequest.of(this.key + "x").label("OrderService.pay")).release();
+		redis.node(1).kill();
+		redis.node(2).kill();
+		assertThatExceptionOfType(QuorumUnavailableException.class).isThrownBy(() -> this.locks.acquire(request()));
+
+		assertThat(wait("acquired").count()).isEqualTo(3);
+		assertThat(wait("timeout").count()).isEqualTo(1);
+		assertThat(wait("quorum_unavailable").count()).isEqualTo(1);
+		assertThat(this.meters.get("distributed.lock.failures")
+			.tags("lock", "OrderService.pay", "reason", "timeout")
+			.counter()
+			.count()).isEqualTo(1);
+		assertThat(this.meters.get("distributed.lock.held").tag("lock", "OrderService.pay").timer().count())
+			.isEqualTo(3);
+		assertThat(this.meters.get("distributed.lock.renewals").tag("outcome", "lost").counter().count()).isEqualTo(1);
+		assertThat(this.meters.find("distributed.lock.node.errors").counters()).isNotEmpty()
+			.allSatisfy((counter) -> assertThat(counter.getId().getTag("node")).startsWith("127.0.0.1:"));
+		// the histogram has the seed's service-level buckets
+		assertThat(wait("acquired").takeSnapshot().histogramCounts()).extracting((bucket) -> bucket.bucket())
+			.contains(1_000_000.0, 5_000_000_000.0);
+		// no series carries the evaluated key
+		for (Meter meter : this.meters.getMeters()) {
+			for (Tag tag : meter.getId().getTags()) {
+				assertThat(tag.getValue()).doesNotContain("secret-order");
+			}
+		}
+	}
+
+	private io.micrometer.core.instrument.Timer wait(String outcome) {
+		return this.meters.get("distributed.lock.wait").tags("lock", "OrderService.pay", "outcome", outcome).timer();
+	}
+
+	@Test
+	void observationWrapsTheAcquisition() {
+		List<String> seen = new CopyOnWriteArrayList<>();
+		ObservationRegistry observations = ObservationRegistry.create();
+		observations.observationConfig().observationHandler(new ObservationHandler<>() {
+
+			@Override
+			public void onStop(Observation.Context context) {
+				seen.add(context.getName() + " " + context.getLowCardinalityKeyValue("lock").getValue() + " "
+						+ context.getLowCardinalityKeyValue("outcome").getValue());
+			}
+
+			@Override
+			public boolean supportsContext(Observation.Context context) {
+				return true;
+			}
+
+		});
+		ObservedLockRegistry observed = new ObservedLockRegistry(this.locks, observations);
+		observed.execute(request(), () -> {
+			assertThat(this.other.tryAcquire(request())).isEmpty();
+			return null;
+		});
+		try (Lease blocker = this.other.acquire(request())) {
+			assertThat(observed.tryAcquire(request())).isEmpty();
+		}
+		assertThat(seen).containsExactly("distributed.lock.acquire OrderService.pay acquired",
+				"distributed.lock.acquire OrderService.pay not_acquired");
+	}
+
+	@Test
+	void endpointShowsNodesLeasesAndLeaks() {
+		redis.node(0).call("SET", "lock:{leaked}", "x");
+		LocksEndpoint endpoint = new LocksEndpoint(this.locks, this.locks);
+		try (Lease lease = this.locks.acquire(LockRequest.of(this.key).name("orders"))) {
+			LocksEndpoint.LocksDescriptor state = endpoint.locks(null);
+			assertThat(state.mode()).isEqualTo("quorum");
+			assertThat(state.quorum()).isEqualTo(2);
+			assertThat(state.quorumAvailable()).isTrue();
+			assertThat(state.nodes()).hasSize(3).allSatisfy((node) -> {
+				assertThat(node.up()).isTrue();
+				assertThat(node.voting()).isTrue();
+			});
+			assertThat(state.leases()).singleElement().satisfies((held) -> {
+				assertThat(held.lock()).isEqualTo("orders");
+				assertThat(held.keys()).containsExactly("lock:orders:{" + this.key + "}");
+				assertThat(held.fencingToken()).isNull();
+			});
+			assertThat(state.keysWithoutTtl()).isNull();
+			assertThat(endpoint.locks(true).keysWithoutTtl()).singleElement()
+				.satisfies((leak) -> assertThat(leak).endsWith(" lock:{leaked}"));
+		}
+	}
+
+	@Test
+	void writeEndpointForcesALockOpen() {
+		LocksWriteEndpoint endpoint = new LocksWriteEndpoint(this.locks, this.locks);
+		Lease lease = this.other.acquire(request().renew(false));
+		LocksWriteEndpoint.ForceUnlockDescriptor result = endpoint.forceUnlock(("lock:{" + this.key + "}").split("/"));
+		assertThat(result.deletedOnNodes()).isEqualTo(3);
+		assertThat(this.locks.tryAcquire(request())).hasValueSatisfying(Lease::release);
+		lease.releaseAsync();
+	}
+
+	@Test
+	void healthIsUpWithAQuorumAndDownWithout() {
+		HealthContributor contributor = DistributedLockHealth.contributor(this.locks);
+		assertThat(contributor).isInstanceOf(CompositeHealthContributor.class);
+		assertThat(aggregate(contributor)).isEqualTo(Status.UP);
+		redis.node(2).kill();
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> member(contributor, "node-3").getStatus().getCode().equals(DistributedLockHealth.NOT_VOTING));
+		assertThat(aggregate(contributor)).as("a minority down keeps the application UP").isEqualTo(Status.UP);
+		redis.node(1).kill();
+		await().atMost(Duration.ofSeconds(5)).until(() -> aggregate(contributor).equals(Status.DOWN));
+		assertThat(member(contributor, "quorum").getDetails()).containsEntry("voting", 1L).containsEntry("quorum", 2);
+	}
+
+	@Test
+	void singleModeIsOneIndicator() {
+		try (QuorumLockEngine single = QuorumLockEngine.builder().nodes(redis.node(0).uri()).build()) {
+			HealthContributor contributor = DistributedLockHealth.contributor(single);
+			assertThat(contributor).isInstanceOf(HealthIndicator.class);
+			assertThat(((HealthIndicator) contributor).health().getStatus()).isEqualTo(Status.UP);
+			assertThat(((HealthIndicator) contributor).health().getDetails()).containsEntry("mode", "single")
+				.containsKey("address");
+		}
+	}
+
+	private static org.springframework.boot.actuate.health.Health member(HealthContributor composite, String name) {
+		return ((HealthIndicator) ((CompositeHealthContributor) composite).getContributor(name)).health();
+	}
+
+	private static Status aggregate(HealthContributor composite) {
+		List<Status> statuses = new ArrayList<>();
+		((CompositeHealthContributor) composite).stream()
+			.forEach((named) -> statuses.add(((HealthIndicator) named.getContributor()).health().getStatus()));
+		return new SimpleStatusAggregator().getAggregateStatus(new java.util.LinkedHashSet<>(statuses));
+	}
+
+}

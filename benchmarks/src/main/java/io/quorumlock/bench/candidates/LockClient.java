@@ -1,0 +1,31 @@
+package io.quorumlock.bench.candidates;
+
+import java.time.Duration;
+
+/**
+ * One lock implementation under test: lock a key, run a body, unlock. Each benchmark fork
+ * opens one candidate (or one per thread, standing for separate processes) on the servers
+ * named by {@code bench.nodes}.
+ */
+public interface LockClient extends AutoCloseable {
+
+	/** Lease (time to live) of every grant, for every candidate. */
+	Duration LEASE = Duration.ofSeconds(30);
+
+	/** How long a waiting call may wait, for every candidate. */
+	Duration WAIT = Duration.ofSeconds(10);
+
+	/**
+	 * Lock {@code key}, run {@code body} while holding it, then unlock.
+	 * @param key the key
+	 * @param wait whether to wait up to {@link #WAIT} (else try once)
+	 * @param body the critical section
+	 * @return whether the lock was acquired (and so the body run)
+	 * @throws Exception from the client
+	 */
+	boolean withLock(String key, boolean wait, Runnable body) throws Exception;
+
+	@Override
+	void close();
+
+}

@@ -13,6 +13,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.MethodClassKey;
 
 import io.quorumlock.DistributedLockRegistry;
@@ -39,7 +40,10 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 
 	private final ReactorHandler reactor;
 
-	private volatile BeanFactory beanFactory;
+	/**
+	 * Resolves {@code @bean} in keys; one for the interceptor's life, not one per call.
+	 */
+	private volatile BeanFactoryResolver beans;
 
 	DistributedLockInterceptor(Supplier<DistributedLockRegistry> registry, Supplier<Executor> asyncExecutor) {
 		this.registry = registry;
@@ -48,7 +52,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	}
 
 	void setBeanFactory(BeanFactory beanFactory) {
-		this.beanFactory = beanFactory;
+		this.beans = new BeanFactoryResolver(beanFactory);
 	}
 
 	@Override
@@ -61,7 +65,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 		}
 		LockRequest request;
 		try {
-			request = this.evaluator.request(operation, target, invocation.getArguments(), this.beanFactory);
+			request = this.evaluator.request(operation, target, invocation.getArguments(), this.beans);
 		}
 		catch (LockKeyException ex) {
 			return failed(operation.returnKind(), ex);
@@ -88,10 +92,13 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	}
 
 	private LockOperation operation(Method method, Class<?> targetClass) {
-		return this.operations
-			.computeIfAbsent(new MethodClassKey(method, targetClass),
-					(key) -> Optional.ofNullable(this.parser.parse(method, targetClass)))
-			.orElse(null);
+		MethodClassKey key = new MethodClassKey(method, targetClass);
+		Optional<LockOperation> operation = this.operations.get(key);
+		if (operation == null) {
+			operation = this.operations.computeIfAbsent(key,
+					(k) -> Optional.ofNullable(this.parser.parse(method, targetClass)));
+		}
+		return operation.orElse(null);
 	}
 
 	/**

@@ -11,11 +11,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
-import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.AnnotatedElementKey;
-import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.CachedExpressionEvaluator;
-import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.expression.BeanResolver;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.util.ObjectUtils;
@@ -50,19 +48,15 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 	 * @throws LockKeyException naming the method and the expression if the key is null,
 	 * empty, or a collection with a null, empty or repeated element
 	 */
-	LockRequest request(LockOperation operation, Object target, Object[] args, BeanFactory beanFactory) {
-		Object value = evaluate(operation, target, args, beanFactory);
+	LockRequest request(LockOperation operation, Object target, Object[] args, BeanResolver beans) {
+		Object value = evaluate(operation, target, args, beans);
 		return toRequest(operation, value).name(operation.name()).label(operation.label()).options(operation.options());
 	}
 
-	private Object evaluate(LockOperation operation, Object target, Object[] args, BeanFactory beanFactory) {
+	private Object evaluate(LockOperation operation, Object target, Object[] args, BeanResolver beans) {
 		LockExpressionRootObject root = new LockExpressionRootObject(operation.method(), target,
 				operation.targetClass(), args);
-		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, operation.method(), args,
-				getParameterNameDiscoverer());
-		if (beanFactory != null) {
-			context.setBeanResolver(new BeanFactoryResolver(beanFactory));
-		}
+		LockEvaluationContext context = new LockEvaluationContext(root, operation.argumentIndex(), args, beans);
 		try {
 			return operation.key().getValue(context);
 		}

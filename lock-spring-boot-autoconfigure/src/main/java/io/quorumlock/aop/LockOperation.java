@@ -1,6 +1,7 @@
 package io.quorumlock.aop;
 
 import java.lang.reflect.Method;
+import java.util.Map;
 import java.util.Set;
 
 import org.springframework.expression.Expression;
@@ -24,10 +25,12 @@ import io.quorumlock.OnFailure;
  * @param options the annotation's own options (unset ones fall back to the registry)
  * @param onFailure the failure policy
  * @param returnKind how the result is guarded
+ * @param argumentIndex the argument each key variable names ({@code #p0}, {@code #a0},
+ * {@code #order}), computed once
  */
 record LockOperation(Method method, Class<?> targetClass, String description, String keySource, Expression key,
 		Set<String> beanReferences, String name, String label, LockOptions options, OnFailure onFailure,
-		ReturnKind returnKind) {
+		ReturnKind returnKind, Map<String, Integer> argumentIndex) {
 
 	boolean skips() {
 		return this.onFailure == OnFailure.SKIP;

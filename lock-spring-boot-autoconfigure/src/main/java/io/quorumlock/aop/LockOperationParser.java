@@ -3,7 +3,9 @@ package io.quorumlock.aop;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -95,7 +97,26 @@ final class LockOperationParser {
 		ReturnKind returnKind = returnKind(specific, annotation.onFailure(), description);
 		String label = name.isEmpty() ? userClass.getSimpleName() + "." + specific.getName() : name;
 		return new LockOperation(specific, userClass, description, annotation.key(), key, beanReferences(key), name,
-				label, options, annotation.onFailure(), returnKind);
+				label, options, annotation.onFailure(), returnKind, argumentIndex(specific));
+	}
+
+	/**
+	 * Key variables and the argument each one names: {@code p0}/{@code a0} by index, then
+	 * the parameter names (which win on a clash, as in Spring's method-based contexts).
+	 */
+	private Map<String, Integer> argumentIndex(Method method) {
+		Map<String, Integer> index = new HashMap<>();
+		for (int i = 0; i < method.getParameterCount(); i++) {
+			index.put("p" + i, i);
+			index.put("a" + i, i);
+		}
+		String[] names = this.evaluator.parameterNames(method);
+		if (names != null) {
+			for (int i = 0; i < names.length; i++) {
+				index.put(names[i], i);
+			}
+		}
+		return Map.copyOf(index);
 	}
 
 	private Expression parseKey(String source, Method method, Class<?> targetClass, String description) {

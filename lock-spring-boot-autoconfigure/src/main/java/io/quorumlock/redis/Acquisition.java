@@ -153,14 +153,21 @@ final class Acquisition {
 		// it.
 		CompletableFuture<?> undo = (tally.yes() > 0 || !tally.failures().isEmpty())
 				? this.engine.releaseOnAll(key, this.token) : CompletableFuture.completedFuture(null);
+		boolean waitOver = now - this.deadline >= 0 || this.result.isDone();
 		if (tally.answered() < tally.quorum()) {
-			giveUpAfter(undo,
-					new QuorumUnavailableException(this.request.describe() + ": quorum unavailable: acquired "
-							+ tally.figures() + ", " + tally.answered() + " answered, " + elapsedMillis(now)
-							+ " ms elapsed" + QuorumLockEngine.failures(tally)));
+			// Without a wait this fails at once; with one, nodes may come back (or answer
+			// again) before it runs out, so only the last round's lack of a quorum fails.
+			if (waitOver) {
+				giveUpAfter(undo,
+						new QuorumUnavailableException(this.request.describe() + ": quorum unavailable: acquired "
+								+ tally.figures() + ", " + tally.answered() + " answered, " + elapsedMillis(now)
+								+ " ms elapsed" + waited() + QuorumLockEngine.failures(tally)));
+				return;
+			}
+			undo.whenComplete((ok, error) -> retryLater(this.engine.nanoTime(), wake));
 			return;
 		}
-		if (now - this.deadline >= 0 || this.result.isDone()) {
+		if (waitOver) {
 			String why = tally.reached() ? "validity exhausted by acquisition time" : "held elsewhere";
 			giveUpAfter(undo, notAcquired(why + ": acquired " + tally.figures() + QuorumLockEngine.failures(tally)));
 			return;
@@ -180,11 +187,20 @@ final class Acquisition {
 			});
 			return;
 		}
+		retryLater(now, wake);
+	}
+
+	/**
+	 * Attempt again after a jittered back-off bounded by the deadline, or as soon as
+	 * {@code wake} (the key's release signal, if subscribed) fires.
+	 */
+	private void retryLater(long now, CompletableFuture<Void> wake) {
+		CompletableFuture<Void> next = (wake != null) ? wake : new CompletableFuture<>();
 		long delay = Math.min(this.engine.retryDelayNanos(), this.deadline - now);
 		ScheduledFuture<?> timer = this.engine.scheduler()
-			.schedule(() -> wake.complete(null), Math.max(0, delay), TimeUnit.NANOSECONDS);
-		this.waitingOn = wake;
-		wake.whenComplete((ok, error) -> {
+			.schedule(() -> next.complete(null), Math.max(0, delay), TimeUnit.NANOSECONDS);
+		this.waitingOn = next;
+		next.whenComplete((ok, error) -> {
 			timer.cancel(false);
 			this.engine.scheduler().execute(this::attempt);
 		});
@@ -256,6 +272,12 @@ final class Acquisition {
 		return new LockNotAcquiredException(this.request.describe() + ": not acquired, " + why + ", "
 				+ elapsedMillis(now) + " ms elapsed, waited at most " + this.request.waitAtMost().toMillis() + " ms, "
 				+ this.rounds + ((this.rounds == 1) ? " round" : " rounds"));
+	}
+
+	/** For a waiting request: how long it could wait and how many rounds it ran. */
+	private String waited() {
+		return waits() ? ", waited at most " + this.request.waitAtMost().toMillis() + " ms, " + this.rounds
+				+ ((this.rounds == 1) ? " round" : " rounds") : "";
 	}
 
 	private long elapsedMillis(long now) {

@@ -3,6 +3,7 @@ package io.quorumlock.redis;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
@@ -99,14 +100,40 @@ class QuorumFaultIntegrationTests {
 	void majorityKilledFailsAtOnceWithTheFigures() {
 		redis.node(1).kill();
 		redis.node(2).kill();
-		assertThatExceptionOfType(QuorumUnavailableException.class)
-			.isThrownBy(() -> this.locks.acquire(request().waitAtMost(Duration.ofSeconds(30))))
+		assertThatExceptionOfType(QuorumUnavailableException.class).isThrownBy(() -> this.locks.acquire(request()))
 			.withMessageContaining("key '" + redisKey() + "'")
 			.withMessageContaining("acquired 1 of 3 nodes, quorum 2")
 			.withMessageContaining("ms elapsed")
 			.withMessageContaining(redis.node(1).host() + ":" + redis.node(1).port())
 			.withMessageContaining(redis.node(2).host() + ":" + redis.node(2).port());
 		assertThatExceptionOfType(QuorumUnavailableException.class).isThrownBy(() -> this.locks.tryAcquire(request()));
+	}
+
+	@Test
+	void majorityKilledIsRetriedUntilTheWaitRunsOut() {
+		redis.node(1).kill();
+		redis.node(2).kill();
+		// the last round still lacks a quorum, so the failure is QuorumUnavailable (a
+		// sibling of LockNotAcquired), after more than one round
+		assertThatExceptionOfType(QuorumUnavailableException.class)
+			.isThrownBy(() -> this.locks.acquire(request().waitAtMost(Duration.ofMillis(500))))
+			.withMessageContaining("acquired 1 of 3 nodes, quorum 2")
+			.withMessageContaining("waited at most 500 ms")
+			.withMessageMatching("(?s).*, ([2-9]|\\d{2,}) rounds.*");
+		assertThat(redis.node(0).exists(redisKey())).isFalse();
+	}
+
+	@Test
+	void waitingAcquisitionIsGrantedWhenTheMajorityComesBackWithinTheWait() throws Exception {
+		redis.node(1).kill();
+		redis.node(2).kill();
+		CompletableFuture<Lease> waiting = this.locks.acquireAsync(request().waitAtMost(Duration.ofSeconds(15)));
+		redis.node(1).restart();
+		redis.node(2).restart();
+		try (Lease lease = waiting.get(15, TimeUnit.SECONDS)) {
+			assertThat(lease.isValid()).isTrue();
+			assertThat(redis.node(1).exists(redisKey()) || redis.node(2).exists(redisKey())).isTrue();
+		}
 	}
 
 	@Test

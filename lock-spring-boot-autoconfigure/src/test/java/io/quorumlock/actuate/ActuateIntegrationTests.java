@@ -157,9 +157,11 @@ class ActuateIntegrationTests {
 		});
 		try (Lease blocker = this.other.acquire(request())) {
 			assertThat(observed.tryAcquire(request())).isEmpty();
+			assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(() -> observed.acquire(request()));
 		}
 		assertThat(seen).containsExactly("distributed.lock.acquire OrderService.pay acquired",
-				"distributed.lock.acquire OrderService.pay not_acquired");
+				"distributed.lock.acquire OrderService.pay not_acquired",
+				"distributed.lock.acquire OrderService.pay timeout");
 	}
 
 	@Test

@@ -143,6 +143,22 @@ class ObservabilityAutoConfigurationIntegrationTests {
 	}
 
 	@Test
+	void runWhenObservationDisabledByPropertyShouldNotObserveAcquisition() {
+		this.runner.withConfiguration(METRICS)
+			.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
+			.withPropertyValues("management.observations.enable.distributed.lock=false")
+			.run((context) -> {
+				context.getBean(DistributedLockRegistry.class).acquire(request().name("orders")).release();
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				assertThat(meters.find(ObservedLockRegistry.NAME).meters()).isEmpty();
+				assertThat(meters.get("distributed.lock.wait")
+					.tags("lock", "orders", "outcome", "acquired")
+					.timer()
+					.count()).as("the meters do not depend on the observation").isOne();
+			});
+	}
+
+	@Test
 	void runWithoutObservationRegistryShouldUseTheEngineDirectly() {
 		this.runner.withConfiguration(METRICS).run((context) -> {
 			assertThat(context).doesNotHaveBean(ObservedLockRegistry.class);

@@ -71,7 +71,8 @@ class ObservabilityAutoConfigurationIntegrationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(QUORUMLOCK)
 		.withConfiguration(ACTUATOR)
-		.withPropertyValues("quorumlock.rejoin-delay=0s", "quorumlock.nodes=" + String.join(",", redis.uris()));
+		.withPropertyValues("quorumlock.rejoin-delay=0s", "quorumlock.node-timeout=1s",
+				"quorumlock.nodes=" + String.join(",", redis.uris()));
 
 	private final String key = "secret-order-" + UUID.randomUUID();
 
@@ -237,8 +238,8 @@ class ObservabilityAutoConfigurationIntegrationTests {
 	void runInSingleModeShouldRegisterOneIndicator() {
 		new ApplicationContextRunner().withConfiguration(QUORUMLOCK)
 			.withConfiguration(ACTUATOR)
-			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.node(0).port(),
-					"management.health.redis.enabled=false")
+			.withPropertyValues("quorumlock.node-timeout=1s", "spring.data.redis.host=127.0.0.1",
+					"spring.data.redis.port=" + redis.node(0).port(), "management.health.redis.enabled=false")
 			.run((context) -> {
 				HealthContributor contributor = context.getBean(HealthContributorRegistry.class)
 					.getContributor("distributedLock");
@@ -279,7 +280,8 @@ class ObservabilityAutoConfigurationIntegrationTests {
 	void runWithoutActuatorOrMicrometerOnTheClasspathShouldStillStart() {
 		new ApplicationContextRunner().withConfiguration(QUORUMLOCK)
 			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate", "io.micrometer"))
-			.withPropertyValues("quorumlock.rejoin-delay=0s", "quorumlock.nodes=" + String.join(",", redis.uris()))
+			.withPropertyValues("quorumlock.rejoin-delay=0s", "quorumlock.node-timeout=1s",
+					"quorumlock.nodes=" + String.join(",", redis.uris()))
 			.run((context) -> {
 				assertThat(context).hasNotFailed()
 					.hasSingleBean(QuorumLockEngine.class)
@@ -292,8 +294,9 @@ class ObservabilityAutoConfigurationIntegrationTests {
 	}
 
 	/**
-	 * A request that waits: the first round after a context starts may meet cold
-	 * connections on a busy machine, and these tests are about wiring, not timing.
+	 * A request that waits for contention. These tests are about wiring, not timing, so
+	 * the runners also give each node a generous 1 s to answer: a busy machine must not
+	 * turn a grant into a quorum failure, which the engine reports at once.
 	 */
 	private LockRequest request() {
 		return LockRequest.of(this.key).waitAtMost(Duration.ofSeconds(10));

@@ -41,7 +41,8 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(classes = ForceUnlockEndToEndTests.App.class,
 		webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=health,locks",
-				"quorumlock.actuator.force-unlock-enabled=true", "sample.embedded-redis.enabled=false" })
+				"quorumlock.actuator.force-unlock-enabled=true", "quorumlock.node-timeout=1s",
+				"sample.embedded-redis.enabled=false" })
 class ForceUnlockEndToEndTests {
 
 	@RegisterExtension

@@ -36,7 +36,7 @@ import static org.awaitility.Awaitility.await;
  * /actuator/locks/{key}} deletes a key that another holder still has, says on how many
  * nodes, logs the key at WARN, and refuses a key outside the prefix with 400.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
 @ExtendWith(OutputCaptureExtension.class)
 @SpringBootTest(classes = ForceUnlockEndToEndTests.App.class,
 		webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,

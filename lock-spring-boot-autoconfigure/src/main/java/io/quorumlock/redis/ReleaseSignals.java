@@ -61,6 +61,11 @@ final class ReleaseSignals {
 		}
 	}
 
+	/** Channels with a wait registered now; zero when nobody waits. */
+	int waiting() {
+		return this.waiting.size();
+	}
+
 	/** Called by the nodes' pub/sub listeners. */
 	void onMessage(String channel) {
 		CompletableFuture<Void> wake = this.waiting.get(channel);

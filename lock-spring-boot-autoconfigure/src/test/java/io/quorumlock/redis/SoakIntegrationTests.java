@@ -54,6 +54,13 @@ class SoakIntegrationTests {
 
 	private static final Duration LONGEST = Duration.ofHours(2);
 
+	/**
+	 * The restart guard: the lease. {@code -Dsoak.rejoin-delay=0s} turns it off, only to
+	 * see what it prevents (the checker may then find overlaps).
+	 */
+	private static final Duration REJOIN_DELAY = duration(System.getProperty("soak.rejoin-delay", "2s"),
+			"soak.rejoin-delay", Duration.ZERO);
+
 	/** How long past its deadline a worker may take to stop. */
 	private static final Duration STOP_GRACE = Duration.ofSeconds(60);
 
@@ -62,7 +69,8 @@ class SoakIntegrationTests {
 
 	@Test
 	void threeJvmsUnderMasterFaultsNeverHoldAKeyTogether() throws Exception {
-		Duration duration = duration(System.getProperty("soak.duration", "60s"));
+		Duration duration = duration(System.getProperty("soak.duration", "60s"), "soak.duration",
+				Duration.ofSeconds(10));
 		long seed = Long.getLong("soak.seed", System.nanoTime());
 		Path dir = Path.of("target", "soak", "run-" + System.currentTimeMillis()).toAbsolutePath();
 		Files.createDirectories(dir);
@@ -136,7 +144,7 @@ class SoakIntegrationTests {
 	/**
 	 * {@code 90s}, {@code 10m}, {@code 2h}, {@code 500ms} or ISO-8601 ({@code PT10M}).
 	 */
-	static Duration duration(String text) {
+	static Duration duration(String text, String property, Duration shortest) {
 		String value = text.trim().toLowerCase(Locale.ROOT);
 		Duration duration;
 		try {
@@ -158,11 +166,11 @@ class SoakIntegrationTests {
 		}
 		catch (NumberFormatException | DateTimeParseException | StringIndexOutOfBoundsException ex) {
 			throw new IllegalArgumentException(
-					"soak.duration: '" + text + "' is not a duration such as 60s, 10m, 2h or PT10M");
+					property + ": '" + text + "' is not a duration such as 60s, 10m, 2h or PT10M");
 		}
-		if (duration.compareTo(Duration.ofSeconds(10)) < 0 || duration.compareTo(LONGEST) > 0) {
-			throw new IllegalArgumentException("soak.duration: " + text + " is outside 10s.." + LONGEST.toHours()
-					+ "h (the test's own time limit is 3 h)");
+		if (duration.compareTo(shortest) < 0 || duration.compareTo(LONGEST) > 0) {
+			throw new IllegalArgumentException(property + ": " + text + " is outside " + shortest.toSeconds() + "s.."
+					+ LONGEST.toHours() + "h (the soak's own time limit is 3 h)");
 		}
 		return duration;
 	}

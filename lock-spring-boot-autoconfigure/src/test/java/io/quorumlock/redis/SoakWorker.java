@@ -89,8 +89,7 @@ final class SoakWorker {
 			.nodes(uris)
 			.nodeTimeout(Duration.ofMillis(50))
 			.retryDelay(Duration.ofMillis(5), Duration.ofMillis(50))
-			.rejoinDelay(lease) // the restart guard in force: an empty restarted node
-								// sits out one lease
+			.rejoinDelay(rejoinDelay(lease))
 			.build(); BufferedWriter log = Files.newBufferedWriter(logFile, StandardCharsets.UTF_8)) {
 			SoakWorker worker = new SoakWorker(locks, jvm, keys, lease, log);
 			List<Thread> running = new ArrayList<>();
@@ -109,6 +108,14 @@ final class SoakWorker {
 			worker.summary();
 		}
 		System.exit(0);
+	}
+
+	/**
+	 * The restart guard in force: an empty restarted node sits out one lease. Only an
+	 * experiment showing what the guard prevents sets another value.
+	 */
+	private static Duration rejoinDelay(Duration lease) {
+		return Duration.ofMillis(Long.getLong("soak.rejoinDelayMillis", lease.toMillis()));
 	}
 
 	/** The parent holds our stdin open; end-of-file means it died or gave up on us. */

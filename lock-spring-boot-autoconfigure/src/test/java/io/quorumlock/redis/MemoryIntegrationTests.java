@@ -74,6 +74,22 @@ class MemoryIntegrationTests {
 		lockAndReleaseDistinctKeys(1_000_000);
 	}
 
+	@Test
+	void unsubscribeWhileThePubSubConnectionIsStillOpeningLeavesNoSubscription() {
+		// The first wait of an engine opens its pub/sub connection; a grant can come
+		// before that connection is up, and the unsubscribe must then not be lost.
+		try (QuorumLockEngine fresh = engine()) {
+			String channel = LockKeys.channel("lock:{first-wait}");
+			CompletableFuture<Void> subscribed = fresh.signals().subscribe(channel);
+			fresh.signals().unsubscribe(channel);
+			subscribed.join();
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat((List<?>) redis.node(0).call("PUBSUB", "CHANNELS"))
+					.as("channels subscribed on the server")
+					.isEmpty());
+		}
+	}
+
 	private void lockAndReleaseDistinctKeys(int keys) {
 		// warm up classes, connections and buffers before the baseline
 		pipelined("warmup", 2_000);
@@ -152,6 +168,7 @@ class MemoryIntegrationTests {
 		await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
 			assertThat(this.locks.gates().size()).as("local gates").isZero();
 			assertThat(this.locks.signals().waiting()).as("registered wake-ups").isZero();
+			assertThat(this.locks.signals().subscribed()).as("subscriptions").isZero();
 			assertThat(this.locks.leases()).as("held leases").isEmpty();
 			// only the engine's periodic node check stays scheduled
 			assertThat(scheduler.getQueue()).as("scheduled tasks").hasSizeLessThanOrEqualTo(1);

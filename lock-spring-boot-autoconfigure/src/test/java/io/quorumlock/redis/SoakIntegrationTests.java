@@ -74,8 +74,9 @@ class SoakIntegrationTests {
 		long seed = Long.getLong("soak.seed", System.nanoTime());
 		Path dir = Path.of("target", "soak", "run-" + System.currentTimeMillis()).toAbsolutePath();
 		Files.createDirectories(dir);
-		System.out.printf("soak: %s, seed %d, %d JVMs x %d threads, %d keys, lease %d ms, logs in %s%n", duration, seed,
-				WORKERS, THREADS, KEYS, LEASE.toMillis(), dir);
+		System.out.printf(
+				"soak: %s, seed %d, %d JVMs x %d threads, %d keys, lease %d ms, rejoin-delay %d ms, logs in %s%n",
+				duration, seed, WORKERS, THREADS, KEYS, LEASE.toMillis(), REJOIN_DELAY.toMillis(), dir);
 		List<Process> workers = new ArrayList<>();
 		FaultInjector faults = new FaultInjector(redis, dir.resolve("faults.log"), new Random(seed));
 		try {
@@ -121,7 +122,8 @@ class SoakIntegrationTests {
 	private static Process startWorker(Path dir, int index, Duration duration) throws IOException {
 		List<String> command = new ArrayList<>(List.of(
 				Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:+UseSerialGC",
-				"-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), SoakWorker.class.getName(),
+				"-XX:TieredStopAtLevel=1", "-Dsoak.rejoinDelayMillis=" + REJOIN_DELAY.toMillis(), "-cp",
+				System.getProperty("java.class.path"), SoakWorker.class.getName(),
 				dir.resolve("worker-" + index + ".log").toString(), "jvm" + index, Long.toString(duration.toMillis()),
 				Integer.toString(THREADS), Integer.toString(KEYS), Long.toString(LEASE.toMillis())));
 		command.addAll(redis.uris());

@@ -18,20 +18,26 @@ import java.util.TreeMap;
  * <p>
  * Worker logs ({@code worker-*.log}), one tab-separated record per line:
  * {@code E key jvm thread token nanoTime wallMillis -} when a holder got the lock,
- * {@code X key jvm thread token nanoTime wallMillis ok|lost} when it was about to release
- * it ({@code lost}: the lock itself reported the lease lost, by {@code isValid()} or
- * {@link io.quorumlock.LeaseLostException}), and one final
+ * {@code X key jvm thread token nanoTime wallMillis ok|lost:invalidAt} when it was about
+ * to release it ({@code lost}: the lock itself reported the lease lost, by
+ * {@code isValid()} or {@link io.quorumlock.LeaseLostException}; {@code invalidAt}: the
+ * nanoTime from which the holder's own engine no longer counted it valid, the earlier of
+ * the reported loss and the validity's end), and one final
  * {@code S - - - -1 nanoTime wallMillis acquired=..,notAcquired=..,...} summary. The
  * fault log ({@code faults.log}): {@code F nanoTime kind node}.
  * <p>
  * Time is {@link System#nanoTime()}: on Linux the JVM reads it from
  * {@code CLOCK_MONOTONIC}, one clock shared by every process of the machine, so the
  * stamps of different JVMs compare directly (unlike {@code currentTimeMillis()}, which is
- * coarse and can step). A hold spans from the moment {@code acquire} returned to the
- * moment before {@code release} was called, so a correct lock gives disjoint spans.
+ * coarse and can step). The check therefore holds for processes on one Linux machine. A
+ * hold spans from the moment {@code acquire} returned to the moment before
+ * {@code release} was called, so a correct lock gives disjoint spans.
  * <ul>
  * <li>Overlap: on one key, a hold entered before an earlier hold exited. It is excused
- * (counted apart) when one of the two holders was told its lease was lost.</li>
+ * (counted apart) only when the earlier holder was told its lease was lost and the later
+ * one entered after that lease had stopped being valid by the earlier holder's own
+ * account: a grant while the earlier lease was still valid is a violation, lost or
+ * not.</li>
  * <li>Fencing: on one key, in enter order, every token is larger than every earlier
  * token; again excused when a lost lease is involved. Holds without a token (the fencing
  * call failed during a fault) are left out.</li>
@@ -42,12 +48,25 @@ final class SoakChecker {
 	private SoakChecker() {
 	}
 
-	/** One hold of a key; {@code exit} is {@code Long.MAX_VALUE} if never logged. */
-	record Hold(String key, String jvm, String thread, long token, long enter, long exit, boolean lost) {
+	/**
+	 * One hold of a key; {@code exit} is {@code Long.MAX_VALUE} if never logged,
+	 * {@code invalidAt} is {@code Long.MAX_VALUE} unless lost.
+	 */
+	record Hold(String key, String jvm, String thread, long token, long enter, long exit, long invalidAt) {
+
+		boolean lost() {
+			return this.invalidAt != Long.MAX_VALUE;
+		}
+
+		/** Until when this hold excluded others: its exit, or earlier if it was lost. */
+		long validReach() {
+			return Math.min(this.exit, this.invalidAt);
+		}
 
 		String describe() {
 			return this.jvm + "/" + this.thread + " token " + this.token + " [" + this.enter + ", "
-					+ ((this.exit == Long.MAX_VALUE) ? "open" : this.exit) + "]" + (this.lost ? " lost" : "");
+					+ ((this.exit == Long.MAX_VALUE) ? "open" : this.exit) + "]"
+					+ (lost() ? " lost, invalid from " + this.invalidAt : "");
 		}
 
 	}
@@ -141,10 +160,16 @@ final class SoakChecker {
 							malformed++;
 							continue;
 						}
-						boolean lostIt = "lost".equals(f[7]);
-						lost += lostIt ? 1 : 0;
+						long invalidAt = Long.MAX_VALUE;
+						if (f[7].startsWith("lost:")) {
+							lost++;
+							invalidAt = Long.parseLong(f[7].substring("lost:".length()));
+						}
+						else if (!"ok".equals(f[7])) {
+							malformed++;
+						}
 						add(byKey, new Hold(f[1], f[2], f[3], Long.parseLong(f[4]), Long.parseLong(enter[5]),
-								Long.parseLong(f[5]), lostIt));
+								Long.parseLong(f[5]), invalidAt));
 					}
 					case "S" -> {
 						finished++;
@@ -159,7 +184,7 @@ final class SoakChecker {
 			for (String[] enter : open.values()) {
 				unfinished++;
 				add(byKey, new Hold(enter[1], enter[2], enter[3], Long.parseLong(enter[4]), Long.parseLong(enter[5]),
-						Long.MAX_VALUE, false));
+						Long.MAX_VALUE, Long.MAX_VALUE));
 			}
 		}
 		Map<String, Integer> faults = new TreeMap<>();
@@ -196,21 +221,20 @@ final class SoakChecker {
 	 */
 	private static void checkKey(List<Hold> holds, long[] figures, List<String> examples) {
 		holds.sort(Comparator.comparingLong(Hold::enter).thenComparingLong(Hold::exit));
-		// the earlier holds that reach furthest, among holds that kept their lease and
-		// among all
-		Hold reachOk = null;
+		// the earlier holds that reach furthest while valid, and at all
+		Hold reachValid = null;
 		Hold reachAll = null;
 		Hold tokenOk = null;
 		Hold tokenAll = null;
 		for (Hold hold : holds) {
-			if (reachOk != null && hold.enter() < reachOk.exit()) {
-				count(figures, hold.lost() ? 1 : 0, examples, "overlap", reachOk, hold);
+			if (reachValid != null && hold.enter() < reachValid.validReach()) {
+				count(figures, 0, examples, "overlap", reachValid, hold);
 			}
 			else if (reachAll != null && hold.enter() < reachAll.exit()) {
 				count(figures, 1, examples, "overlap", reachAll, hold);
 			}
-			if (!hold.lost() && (reachOk == null || hold.exit() > reachOk.exit())) {
-				reachOk = hold;
+			if (reachValid == null || hold.validReach() > reachValid.validReach()) {
+				reachValid = hold;
 			}
 			if (reachAll == null || hold.exit() > reachAll.exit()) {
 				reachAll = hold;

@@ -54,9 +54,9 @@ class SoakCheckerTests {
 	}
 
 	@Test
-	void overlapOfALostLeaseIsExcusedButCounted() {
+	void overlapAfterTheEarlierLeaseWasLostIsExcusedButCounted() {
 		SoakChecker.Report report = SoakChecker
-			.check(List.of(List.of(enter("k1", "a", 1, 100), exit("k1", "a", 1, 200, "lost")),
+			.check(List.of(List.of(enter("k1", "a", 1, 100), exit("k1", "a", 1, 200, "lost:140")),
 					List.of(enter("k1", "b", 2, 150), exit("k1", "b", 2, 250, "ok"))), List.of());
 		assertThat(report.overlaps()).isZero();
 		assertThat(report.excusedOverlaps()).isEqualTo(1);
@@ -64,9 +64,19 @@ class SoakCheckerTests {
 	}
 
 	@Test
+	void overlapWhileTheEarlierLostLeaseWasStillValidIsAViolation() {
+		// lost, but only after the next holder had been granted the key
+		SoakChecker.Report report = SoakChecker
+			.check(List.of(List.of(enter("k1", "a", 1, 100), exit("k1", "a", 1, 200, "lost:160")),
+					List.of(enter("k1", "b", 2, 150), exit("k1", "b", 2, 250, "ok"))), List.of());
+		assertThat(report.overlaps()).isEqualTo(1);
+		assertThat(report.excusedOverlaps()).isZero();
+	}
+
+	@Test
 	void lostLeaseDoesNotHideAnOverlapWithAHolderThatKeptItsLease() {
 		SoakChecker.Report report = SoakChecker
-			.check(List.of(List.of(enter("k1", "a", 1, 100), exit("k1", "a", 1, 1000, "lost")),
+			.check(List.of(List.of(enter("k1", "a", 1, 100), exit("k1", "a", 1, 1000, "lost:150")),
 					List.of(enter("k1", "b", 2, 200), exit("k1", "b", 2, 300, "ok")),
 					List.of(enter("k1", "c", 3, 250), exit("k1", "c", 3, 260, "ok"))), List.of());
 		assertThat(report.overlaps()).isEqualTo(1);
@@ -105,6 +115,9 @@ class SoakCheckerTests {
 		SoakChecker.Report report = SoakChecker.check(List.of(List.of(exit("k1", "a", 1, 100, "ok"),
 				enter("k1", "a", 1, 200), exit("k2", "a", 1, 210, "ok"), "garbage")), List.of());
 		assertThat(report.malformed()).isEqualTo(3);
+		assertThat(SoakChecker
+			.check(List.of(List.of(enter("k1", "a", 1, 100), exit("k1", "a", 1, 110, "what"))), List.of())
+			.malformed()).isEqualTo(1);
 	}
 
 	private static String enter(String key, String thread, long token, long nanos) {

@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.quorumlock.Lease;
 import io.quorumlock.LeaseLostException;
 import io.quorumlock.LockException;
+import io.quorumlock.LockListener;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockRequest;
 import io.quorumlock.QuorumUnavailableException;
@@ -47,6 +50,9 @@ final class SoakWorker {
 
 	private final BufferedWriter log;
 
+	/** When the engine reported each lease lost, by lease identity, until its exit. */
+	private final Map<Lease, Long> lostAt;
+
 	private final AtomicLong acquired = new AtomicLong();
 
 	private final AtomicLong notAcquired = new AtomicLong();
@@ -57,8 +63,10 @@ final class SoakWorker {
 
 	private final AtomicLong lost = new AtomicLong();
 
-	private SoakWorker(QuorumLockEngine locks, String jvm, int keys, Duration lease, BufferedWriter log) {
+	private SoakWorker(QuorumLockEngine locks, String jvm, int keys, Duration lease, BufferedWriter log,
+			Map<Lease, Long> lostAt) {
 		this.locks = locks;
+		this.lostAt = lostAt;
 		this.jvm = jvm;
 		this.keys = keys;
 		this.lease = lease;
@@ -85,13 +93,20 @@ final class SoakWorker {
 		Duration lease = Duration.ofMillis(Long.parseLong(args[5]));
 		List<String> uris = List.of(args).subList(6, args.length);
 		long deadline = System.nanoTime() + runNanos;
+		Map<Lease, Long> lostAt = new ConcurrentHashMap<>();
 		try (QuorumLockEngine locks = QuorumLockEngine.builder()
 			.nodes(uris)
 			.nodeTimeout(Duration.ofMillis(50))
 			.retryDelay(Duration.ofMillis(5), Duration.ofMillis(50))
 			.rejoinDelay(rejoinDelay(lease))
+			.listener(new LockListener() {
+				@Override
+				public void onLost(LockRequest request, Lease lost, LeaseLostException cause) {
+					lostAt.putIfAbsent(lost, System.nanoTime());
+				}
+			})
 			.build(); BufferedWriter log = Files.newBufferedWriter(logFile, StandardCharsets.UTF_8)) {
-			SoakWorker worker = new SoakWorker(locks, jvm, keys, lease, log);
+			SoakWorker worker = new SoakWorker(locks, jvm, keys, lease, log, lostAt);
 			List<Thread> running = new ArrayList<>();
 			for (int t = 0; t < threads; t++) {
 				Thread thread = new Thread(() -> worker.run(deadline), "soak-" + jvm + "-" + t);
@@ -167,6 +182,8 @@ final class SoakWorker {
 			long exit = System.nanoTime();
 			// valid at a later instant means valid at exit
 			boolean lostIt = !held.isValid();
+			// the instant the lease stopped protecting, by this process's own account
+			long validUntil = ((RedisLease) held).validUntil();
 			try {
 				held.release();
 			}
@@ -176,17 +193,23 @@ final class SoakWorker {
 			catch (LockException ex) {
 				// a failed release leaves the key to expire; the hold ended at exit
 			}
+			Long reported = this.lostAt.remove(held);
 			if (lostIt) {
 				this.lost.incrementAndGet();
 			}
-			write("X", key, thread, token, exit, lostIt ? "lost" : "ok");
+			long invalidAt = (reported != null) ? Math.min(reported, validUntil) : validUntil;
+			write("X", key, thread, token, exit, lostIt ? "lost:" + invalidAt : "ok");
 		}
 	}
 
-	/** A few ms of work, much shorter than the lease, so that losses stay rare. */
-	private static void work(ThreadLocalRandom random) {
+	/**
+	 * A few ms of work, much shorter than the lease, so that losses stay rare; one hold
+	 * in 50 works one and a half leases, kept by renewal, so that some holders span a
+	 * fault.
+	 */
+	private void work(ThreadLocalRandom random) {
 		try {
-			Thread.sleep(1 + random.nextInt(4));
+			Thread.sleep((random.nextInt(50) == 0) ? this.lease.toMillis() * 3 / 2 : 1 + random.nextInt(4));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -204,12 +204,12 @@ final class SoakWorker {
 
 	/**
 	 * A few ms of work, much shorter than the lease, so that losses stay rare; one hold
-	 * in 50 works one and a half leases, kept by renewal, so that some holders span a
+	 * in 500 works one and a half leases, kept by renewal, so that some holders span a
 	 * fault.
 	 */
 	private void work(ThreadLocalRandom random) {
 		try {
-			Thread.sleep((random.nextInt(50) == 0) ? this.lease.toMillis() * 3 / 2 : 1 + random.nextInt(4));
+			Thread.sleep((random.nextInt(500) == 0) ? this.lease.toMillis() * 3 / 2 : 1 + random.nextInt(4));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

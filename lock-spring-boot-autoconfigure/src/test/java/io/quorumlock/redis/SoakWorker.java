@@ -165,7 +165,9 @@ final class SoakWorker {
 				continue;
 			}
 			catch (QuorumUnavailableException ex) {
+				// fails fast while too few nodes vote: back off rather than spin
 				this.unavailable.incrementAndGet();
+				pause(20);
 				continue;
 			}
 			long enter = System.nanoTime();
@@ -208,8 +210,12 @@ final class SoakWorker {
 	 * fault.
 	 */
 	private void work(ThreadLocalRandom random) {
+		pause((random.nextInt(500) == 0) ? this.lease.toMillis() * 3 / 2 : 1 + random.nextInt(4));
+	}
+
+	private static void pause(long millis) {
 		try {
-			Thread.sleep((random.nextInt(500) == 0) ? this.lease.toMillis() * 3 / 2 : 1 + random.nextInt(4));
+			Thread.sleep(millis);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -1,5 +1,6 @@
 package io.quorumlock.redis;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,6 +21,12 @@ final class ReleaseSignals {
 	 */
 	private final ConcurrentHashMap<String, CompletableFuture<Void>> waiting = new ConcurrentHashMap<>();
 
+	/**
+	 * Channel to its SUBSCRIBE on each node, in node order; an entry exists only while
+	 * subscribed.
+	 */
+	private final ConcurrentHashMap<String, List<CompletableFuture<Void>>> subscriptions = new ConcurrentHashMap<>();
+
 	ReleaseSignals(List<RedisNode> nodes) {
 		this.nodes = nodes;
 	}
@@ -28,8 +35,11 @@ final class ReleaseSignals {
 	CompletableFuture<Void> subscribe(String channel) {
 		CompletableFuture<Void> any = new CompletableFuture<>();
 		AtomicInteger failed = new AtomicInteger();
+		List<CompletableFuture<Void>> each = new ArrayList<>(this.nodes.size());
 		for (RedisNode node : this.nodes) {
-			node.subscribe(channel).whenComplete((ok, error) -> {
+			CompletableFuture<Void> subscribed = node.subscribe(channel);
+			each.add(subscribed);
+			subscribed.whenComplete((ok, error) -> {
 				if (error == null) {
 					any.complete(null);
 				}
@@ -40,6 +50,7 @@ final class ReleaseSignals {
 				}
 			});
 		}
+		this.subscriptions.put(channel, each);
 		return any;
 	}
 
@@ -54,11 +65,35 @@ final class ReleaseSignals {
 		return wake;
 	}
 
+	/**
+	 * Unsubscribe on every node, each once its SUBSCRIBE is done: a grant can come while
+	 * a node's pub/sub connection is still opening (the first wait of an engine, or after
+	 * a reconnect), and an UNSUBSCRIBE sent, or dropped, before the SUBSCRIBE would leave
+	 * the channel subscribed for good. At worst a waiter of the same key that subscribed
+	 * in between loses its wake-up and retries on its back-off.
+	 */
 	void unsubscribe(String channel) {
 		this.waiting.remove(channel);
-		for (RedisNode node : this.nodes) {
-			node.unsubscribe(channel);
+		List<CompletableFuture<Void>> each = this.subscriptions.remove(channel);
+		for (int i = 0; i < this.nodes.size(); i++) {
+			RedisNode node = this.nodes.get(i);
+			if (each == null) {
+				node.unsubscribe(channel);
+			}
+			else {
+				each.get(i).whenComplete((ok, error) -> node.unsubscribe(channel));
+			}
 		}
+	}
+
+	/** Channels with a wait registered now; zero when nobody waits. */
+	int waiting() {
+		return this.waiting.size();
+	}
+
+	/** Channels subscribed now; zero when nobody waits. */
+	int subscribed() {
+		return this.subscriptions.size();
 	}
 
 	/** Called by the nodes' pub/sub listeners. */

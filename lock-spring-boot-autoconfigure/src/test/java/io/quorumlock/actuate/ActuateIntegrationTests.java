@@ -70,7 +70,7 @@ class ActuateIntegrationTests {
 	private static QuorumLockEngine.Builder builder() {
 		return QuorumLockEngine.builder()
 			.nodes(redis.uris())
-			.nodeTimeout(Duration.ofMillis(50))
+			.nodeTimeout(Duration.ofMillis(100))
 			.rejoinDelay(Duration.ZERO); // fresh fixture servers
 	}
 
@@ -92,7 +92,7 @@ class ActuateIntegrationTests {
 		try (Lease blocker = this.other.acquire(request())) {
 			assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(() -> this.locks.acquire(request()));
 		}
-		Lease shortLived = this.locks.acquire(request().lease(Duration.ofMillis(300)).renew(false));
+		Lease shortLived = this.locks.acquire(request().lease(Duration.ofMillis(400)).renew(false));
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> this.meters.get("distributed.lock.lost")
 				.tag("lock", "OrderService.pay")

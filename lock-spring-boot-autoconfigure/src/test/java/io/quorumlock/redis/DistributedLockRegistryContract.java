@@ -76,7 +76,7 @@ abstract class DistributedLockRegistryContract {
 	QuorumLockEngine engine() {
 		return QuorumLockEngine.builder()
 			.nodes(redis().uris())
-			.nodeTimeout(Duration.ofMillis(50))
+			.nodeTimeout(Duration.ofMillis(100))
 			.rejoinDelay(Duration.ZERO) // the fixture starts its servers fresh: no
 										// restart guard here
 			.build();

@@ -36,7 +36,7 @@ class FencingIntegrationTests {
 	static QuorumLockEngine engine(RedisServers redis) {
 		return QuorumLockEngine.builder()
 			.nodes(redis.uris())
-			.nodeTimeout(Duration.ofMillis(50))
+			.nodeTimeout(Duration.ofMillis(100))
 			.rejoinDelay(Duration.ZERO) // fresh fixture servers; the guard has its own
 										// test
 			.build();
@@ -134,7 +134,7 @@ class FencingIntegrationTests {
 		@Test
 		void aLostLeaseGetsNoToken() {
 			try (QuorumLockEngine locks = engine(redis)) {
-				Lease lease = locks.acquire(LockRequest.of(this.key).lease(Duration.ofMillis(300)).renew(false));
+				Lease lease = locks.acquire(LockRequest.of(this.key).lease(Duration.ofMillis(400)).renew(false));
 				await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
 				assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lease::fencingToken);
 			}
@@ -189,7 +189,7 @@ class FencingIntegrationTests {
 			}));
 			try (QuorumLockEngine locks = QuorumLockEngine.builder()
 				.nodes(redis.uris())
-				.nodeTimeout(Duration.ofMillis(50))
+				.nodeTimeout(Duration.ofMillis(100))
 				.rejoinDelay(Duration.ofSeconds(1))
 				.build()) {
 				Lease lease = await().atMost(Duration.ofSeconds(10))

@@ -62,6 +62,10 @@ import io.quorumlock.RegistryStatus;
  * otherwise it deletes its token on every node and, while the wait allows, retries when
  * the holder's release is published or after a jittered back-off. Threads of this JVM
  * waiting for one key queue locally, so only one of them polls Redis.
+ * <p>
+ * Single mode can also run on a Redis Cluster ({@link Builder#cluster(String...)}): the
+ * whole cluster is the one node, and each key of a lock is one key in the hash slot of
+ * its hash tag, on whichever master owns that slot.
  */
 public final class QuorumLockEngine implements DistributedLockRegistry, RegistryStatus, RegistryAdmin, AutoCloseable {
 

@@ -290,7 +290,7 @@ class QuorumLockAutoConfigurationTests {
 		this.runner
 			.withPropertyValues("spring.data.redis.cluster.nodes=127.0.0.1:" + PORT_A, "quorumlock.key-prefix=app{x}:")
 			.run((context) -> assertThat(propertyFailure(context)).hasMessageStartingWith(
-					"quorumlock.key-prefix=app{x}: must not contain '{' or '}' on a Redis Cluster"));
+					"quorumlock.key-prefix=app{x}:: must not contain '{' or '}' on a Redis Cluster"));
 	}
 
 	@Test

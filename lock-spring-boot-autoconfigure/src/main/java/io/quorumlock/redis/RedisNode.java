@@ -210,9 +210,27 @@ final class RedisNode implements AutoCloseable {
 		return this.uri == null;
 	}
 
+	/**
+	 * Whether the connection is open; for a cluster, whether the connection to every
+	 * master is (while one is down, the locks in its slots fail).
+	 */
 	boolean isConnected() {
 		StatefulConnection<String, String> c = this.connection;
-		return c != null && c.isOpen();
+		if (c == null || !c.isOpen()) {
+			return false;
+		}
+		if (c instanceof StatefulRedisClusterConnection<String, String> cluster) {
+			return cluster.getPartitions()
+				.stream()
+				.filter((node) -> node.is(RedisClusterNode.NodeFlag.UPSTREAM))
+				.allMatch(
+						(node) -> isOpen(cluster.getConnectionAsync(node.getUri().getHost(), node.getUri().getPort())));
+		}
+		return true;
+	}
+
+	private static boolean isOpen(CompletableFuture<? extends StatefulConnection<String, String>> connection) {
+		return connection.isDone() && !connection.isCompletedExceptionally() && connection.join().isOpen();
 	}
 
 	/**

@@ -35,7 +35,9 @@ class ClusterSingleModeAutoConfigurationIntegrationTests {
 		.withPropertyValues(
 				"spring.data.redis.cluster.nodes=" + String.join(",",
 						redis.nodes().stream().map((node) -> node.host() + ":" + node.port()).toList()),
-				"spring.data.redis.client-name=quorumlock-cluster-it");
+				"spring.data.redis.client-name=quorumlock-cluster-it",
+				// a node timeout a loaded 2-core build machine can keep
+				"quorumlock.node-timeout=200ms");
 
 	@Test
 	void singleModeLocksThroughTheRegistryOnTheMasterOfEachKey() {

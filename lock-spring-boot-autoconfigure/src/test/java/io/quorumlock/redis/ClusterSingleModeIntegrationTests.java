@@ -257,7 +257,9 @@ class ClusterSingleModeIntegrationTests {
 		@Test
 		void aMasterDownFailsOnlyItsSlotsAtOnceAndIsUsedAgainOnceBack() {
 			List<String> keys = oneKeyPerMaster();
+			assertThat(this.locks.nodes()).singleElement().satisfies((node) -> assertThat(node.up()).isTrue());
 			redis.node(2).kill();
+			await().atMost(Duration.ofSeconds(10)).until(() -> !this.locks.nodes().get(0).up());
 			// commands for its slots are rejected while disconnected, not queued
 			assertThatExceptionOfType(QuorumUnavailableException.class)
 				.isThrownBy(() -> this.locks.acquire(request(keys.get(2))))
@@ -275,6 +277,7 @@ class ClusterSingleModeIntegrationTests {
 					lease.release();
 					return true;
 				}).orElse(false));
+			assertThat(this.locks.nodes().get(0).up()).isTrue();
 		}
 
 		@Test

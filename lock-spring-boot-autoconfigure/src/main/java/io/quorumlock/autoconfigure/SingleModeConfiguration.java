@@ -22,10 +22,11 @@ import io.quorumlock.redis.QuorumLockEngine;
 
 /**
  * Single mode: the engine on the application's own {@code spring.data.redis} connection
- * (standalone or Sentinel; host, port, database, TLS, username and password, client
- * name), sharing Boot's Lettuce {@link ClientResources} when there is one. Cluster is
- * refused with a message: the engine does not speak the cluster protocol, so the masters
- * must be listed in {@code quorumlock.nodes}.
+ * (standalone, Sentinel or Cluster; host, port, database, TLS, username and password,
+ * client name), sharing Boot's Lettuce {@link ClientResources} when there is one. On a
+ * Redis Cluster ({@code spring.data.redis.cluster.nodes}) the whole cluster is the one
+ * node: the configured nodes are the seeds of a Lettuce cluster connection, and each lock
+ * is one key in one hash slot. Sync-replicas is refused there with a message.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnMissingBean(DistributedLockRegistry.class)
@@ -41,12 +42,51 @@ class SingleModeConfiguration {
 		// engine is registered as its dependent and closed before Boot shuts it down
 		QuorumLockEngineConfigurer configurer = new QuorumLockEngineConfigurer(properties, listeners, customizers);
 		configurer.validate();
-		RedisURI uri = redisUri(connection, redisProperties.getIfAvailable());
-		QuorumLockEngine.Builder builder = QuorumLockEngine.builder().redisUris(List.of(uri));
+		QuorumLockEngine.Builder builder = QuorumLockEngine.builder();
+		if (connection != null && connection.getSentinel() == null && connection.getCluster() != null) {
+			checkCluster(properties);
+			builder.cluster(clusterUris(connection, redisProperties.getIfAvailable()));
+		}
+		else {
+			builder.redisUris(List.of(redisUri(connection, redisProperties.getIfAvailable())));
+		}
 		if (clientResources != null) {
 			builder.clientResources(clientResources);
 		}
 		return configurer.build(builder);
+	}
+
+	/**
+	 * What single mode cannot do on a cluster, as property errors (the engine would
+	 * refuse them too, less helpfully).
+	 */
+	static void checkCluster(QuorumLockProperties properties) {
+		if (properties.getSyncReplicas() > 0) {
+			throw new InvalidQuorumLockPropertyException("quorumlock.sync-replicas",
+					Integer.toString(properties.getSyncReplicas()),
+					"is not supported in single mode on a Redis Cluster (spring.data.redis.cluster is set): "
+							+ "WAIT would not reach the master that took the lock; set it to 0");
+		}
+		String prefix = properties.getKeyPrefix();
+		if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+			throw new InvalidQuorumLockPropertyException("quorumlock.key-prefix", prefix,
+					"must not contain '{' or '}' on a Redis Cluster: the lock key's own hash tag must decide its slot");
+		}
+	}
+
+	/**
+	 * The seed nodes of the application's Redis Cluster, each with its credentials, TLS
+	 * and client name.
+	 */
+	static List<RedisURI> clusterUris(RedisConnectionDetails connection, RedisProperties properties) {
+		List<RedisConnectionDetails.Node> nodes = connection.getCluster().getNodes();
+		if (nodes == null || nodes.isEmpty()) {
+			throw new InvalidQuorumLockPropertyException("spring.data.redis.cluster.nodes", "[]",
+					"single mode on a Redis Cluster needs at least one seed node");
+		}
+		return nodes.stream()
+			.map((node) -> withConnectionSettings(RedisURI.create(node.host(), node.port()), connection, properties))
+			.toList();
 	}
 
 	static RedisURI redisUri(RedisConnectionDetails connection, RedisProperties properties) {
@@ -60,13 +100,16 @@ class SingleModeConfiguration {
 			uri = sentinel(connection.getSentinel(), connection);
 		}
 		else if (connection.getCluster() != null) {
-			throw new InvalidQuorumLockPropertyException("quorumlock.nodes", "[]",
-					"single mode cannot run on a Redis Cluster (spring.data.redis.cluster is set): "
-							+ "list the cluster's masters in quorumlock.nodes to lock on them as a quorum");
+			throw new IllegalStateException("a Redis Cluster has no one URI: use clusterUris");
 		}
 		else {
 			uri = standalone(connection.getStandalone());
 		}
+		return withConnectionSettings(uri, connection, properties);
+	}
+
+	private static RedisURI withConnectionSettings(RedisURI uri, RedisConnectionDetails connection,
+			RedisProperties properties) {
 		if (StringUtils.hasText(connection.getPassword())) {
 			String username = StringUtils.hasText(connection.getUsername()) ? connection.getUsername() : null;
 			uri.setCredentialsProvider(new StaticCredentialsProvider(username, connection.getPassword().toCharArray()));
@@ -112,6 +155,9 @@ class SingleModeConfiguration {
 			return true;
 		}
 		if (connection.getSentinel() != null && connection.getSentinel().getSslBundle() != null) {
+			return true;
+		}
+		if (connection.getCluster() != null && connection.getCluster().getSslBundle() != null) {
 			return true;
 		}
 		return properties.getUrl() != null && properties.getUrl().startsWith("rediss:");

@@ -62,6 +62,10 @@ import io.quorumlock.RegistryStatus;
  * otherwise it deletes its token on every node and, while the wait allows, retries when
  * the holder's release is published or after a jittered back-off. Threads of this JVM
  * waiting for one key queue locally, so only one of them polls Redis.
+ * <p>
+ * Single mode can also run on a Redis Cluster ({@link Builder#cluster(String...)}): the
+ * whole cluster is the one node, and each key of a lock is one key in the hash slot of
+ * its hash tag, on whichever master owns that slot.
  */
 public final class QuorumLockEngine implements DistributedLockRegistry, RegistryStatus, RegistryAdmin, AutoCloseable {
 
@@ -158,6 +162,14 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			list.add(new RedisNode(uri, this.resources, commandTimeout, commandTimeout, this.scheduler, this.nanoClock,
 					(channel) -> signalsRef[0].onMessage(channel),
 					(error) -> this.listener.onNodeError(address[0], error)));
+		}
+		if (!builder.clusterSeeds.isEmpty()) {
+			// single mode on a Redis Cluster: the whole cluster is the one node
+			RedisNode[] cluster = new RedisNode[1];
+			cluster[0] = RedisNode.cluster(builder.clusterSeeds, this.resources, commandTimeout, commandTimeout,
+					this.scheduler, this.nanoClock, (channel) -> signalsRef[0].onMessage(channel),
+					(error) -> this.listener.onNodeError(cluster[0].address(), error));
+			list.add(cluster[0]);
 		}
 		this.nodes = List.copyOf(list);
 		this.quorum = this.nodes.size() / 2 + 1;
@@ -791,6 +803,8 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 		private final List<RedisURI> redisUris = new ArrayList<>();
 
+		private final List<RedisURI> clusterSeeds = new ArrayList<>();
+
 		private String keyPrefix = DEFAULT_KEY_PREFIX;
 
 		private LockOptions defaults = LockOptions.none();
@@ -899,6 +913,38 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		}
 
 		/**
+		 * Single mode on a Redis Cluster: lock on the cluster reached through these seed
+		 * nodes (any of its nodes; Lettuce discovers the rest and follows the topology)
+		 * instead of on listed nodes. Each lock is one key in one hash slot, so the
+		 * cluster acts as one node with quorum 1. Cannot be combined with nodes, with
+		 * {@link #syncReplicas(int) sync-replicas} or with a key prefix containing '{' or
+		 * '}'.
+		 * @param seeds seed nodes ({@code redis://} or {@code rediss://}, with any
+		 * credentials)
+		 * @return this builder
+		 */
+		public Builder cluster(List<RedisURI> seeds) {
+			requireNonNull(seeds, "seeds").forEach((seed) -> requireNonNull(seed, "cluster seed"));
+			this.clusterSeeds.addAll(seeds);
+			return this;
+		}
+
+		/**
+		 * Single mode on a Redis Cluster, with seed nodes by URI, checked as strictly as
+		 * {@link #nodes(String...)}.
+		 * @param seeds seed node URIs, for example {@code redis://redis-1:7000}
+		 * @return this builder
+		 * @see #cluster(List)
+		 */
+		public Builder cluster(String... seeds) {
+			List<RedisURI> parsed = new ArrayList<>(seeds.length);
+			for (String seed : seeds) {
+				parsed.add(parseNodeUri(seed));
+			}
+			return cluster(parsed);
+		}
+
+		/**
 		 * Prefix of every Redis key.
 		 * @param keyPrefix the prefix, for example {@code lock:}
 		 * @return this builder
@@ -1002,7 +1048,10 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 				all.add(parseNodeUri(uri));
 			}
 			all.addAll(this.redisUris);
-			if (all.isEmpty()) {
+			if (!this.clusterSeeds.isEmpty()) {
+				checkCluster(all);
+			}
+			else if (all.isEmpty()) {
 				throw new IllegalArgumentException("nodes: at least one Redis node is required, got none");
 			}
 			Set<String> seen = new HashSet<>();
@@ -1031,6 +1080,21 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			checkLease("defaults", effective);
 			this.instances.forEach((name, options) -> checkLease("instance '" + name + "'", options.orElse(effective)));
 			return new QuorumLockEngine(this, all);
+		}
+
+		private void checkCluster(List<RedisURI> nodes) {
+			if (!nodes.isEmpty()) {
+				throw new IllegalArgumentException("cluster: a Redis Cluster is one node (single mode) and cannot be "
+						+ "combined with nodes, got " + nodes.size() + " node(s) as well");
+			}
+			if (this.syncReplicas > 0) {
+				throw new IllegalArgumentException("syncReplicas " + this.syncReplicas
+						+ " is not supported on a Redis Cluster: WAIT would not reach the master that took the lock");
+			}
+			if (this.keyPrefix.indexOf('{') >= 0 || this.keyPrefix.indexOf('}') >= 0) {
+				throw new IllegalArgumentException("keyPrefix '" + this.keyPrefix + "' must not contain '{' or '}' "
+						+ "on a Redis Cluster: the lock key's own hash tag must decide its slot");
+			}
 		}
 
 		private void checkLease(String where, LockOptions options) {

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -26,8 +27,14 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -44,6 +51,13 @@ import io.lettuce.core.resource.ClientResources;
  * server} on every (re)connect, never on the acquire path. From the moment the connection
  * drops until that read succeeds again the start is unknown and the node does not vote,
  * so a server that restarted (which always breaks the connection) can never vote early.
+ * <p>
+ * In single mode the one node may also be a whole Redis Cluster ({@link #cluster}): one
+ * Lettuce cluster connection that routes each command by the hash slot of its first key
+ * (every script declares all its keys, and all keys of one lock share the slot of its
+ * hash tag), follows {@code MOVED} and refreshes the topology. A cluster node tracks no
+ * uptime (single mode has no restart guard), scans every master for leaks and has no
+ * {@code WAIT} (the engine refuses sync-replicas on a cluster).
  */
 final class RedisNode implements AutoCloseable {
 
@@ -51,10 +65,14 @@ final class RedisNode implements AutoCloseable {
 
 	private static final long UNKNOWN = Long.MIN_VALUE;
 
+	private static final Duration CLUSTER_TOPOLOGY_REFRESH = Duration.ofSeconds(60);
+
 	private final String address;
 
-	private final RedisClient client;
+	/** A {@link RedisClient}, or a {@link RedisClusterClient} for a cluster. */
+	private final AbstractRedisClient client;
 
+	/** The node; null for a cluster. */
 	private final RedisURI uri;
 
 	private final ScheduledExecutorService scheduler;
@@ -65,9 +83,14 @@ final class RedisNode implements AutoCloseable {
 
 	private final Consumer<Throwable> onError;
 
-	private volatile RedisAsyncCommands<String, String> commands;
+	/**
+	 * The commands both Lettuce connections offer: {@code RedisAsyncCommands} of one
+	 * node, {@code RedisAdvancedClusterAsyncCommands} (routing by key, cluster-wide SCAN)
+	 * of a cluster.
+	 */
+	private volatile RedisClusterAsyncCommands<String, String> commands;
 
-	private volatile StatefulRedisConnection<String, String> connection;
+	private volatile StatefulConnection<String, String> connection;
 
 	private final AtomicReference<CompletableFuture<StatefulRedisPubSubConnection<String, String>>> pubSub = new AtomicReference<>();
 
@@ -95,19 +118,53 @@ final class RedisNode implements AutoCloseable {
 	RedisNode(RedisURI uri, ClientResources resources, Duration commandTimeout, Duration connectTimeout,
 			ScheduledExecutorService scheduler, LongSupplier nanoClock, Consumer<String> onMessage,
 			Consumer<Throwable> onError) {
+		this(uri, null, resources, commandTimeout, connectTimeout, scheduler, nanoClock, onMessage, onError);
+	}
+
+	/**
+	 * A whole Redis Cluster as one node, reached through any of {@code seeds}; otherwise
+	 * as
+	 * {@link #RedisNode(RedisURI, ClientResources, Duration, Duration, ScheduledExecutorService, LongSupplier, Consumer, Consumer)
+	 * the node constructor}.
+	 */
+	static RedisNode cluster(List<RedisURI> seeds, ClientResources resources, Duration commandTimeout,
+			Duration connectTimeout, ScheduledExecutorService scheduler, LongSupplier nanoClock,
+			Consumer<String> onMessage, Consumer<Throwable> onError) {
+		return new RedisNode(null, List.copyOf(seeds), resources, commandTimeout, connectTimeout, scheduler, nanoClock,
+				onMessage, onError);
+	}
+
+	private RedisNode(RedisURI uri, List<RedisURI> seeds, ClientResources resources, Duration commandTimeout,
+			Duration connectTimeout, ScheduledExecutorService scheduler, LongSupplier nanoClock,
+			Consumer<String> onMessage, Consumer<Throwable> onError) {
 		this.uri = uri;
-		this.address = uri.getHost() + ":" + uri.getPort();
+		this.address = (uri != null) ? uri.getHost() + ":" + uri.getPort() : clusterAddress(seeds);
 		this.scheduler = scheduler;
 		this.nanoClock = nanoClock;
 		this.onMessage = onMessage;
 		this.onError = onError;
-		this.client = RedisClient.create(resources);
-		this.client.setOptions(ClientOptions.builder()
+		ClientOptions options = ClientOptions.builder()
 			.autoReconnect(true)
 			.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
 			.timeoutOptions(TimeoutOptions.enabled(commandTimeout))
 			.socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
-			.build());
+			.build();
+		if (uri == null) {
+			RedisClusterClient cluster = RedisClusterClient.create(resources, seeds);
+			// the same options for every node connection, and a topology that follows
+			// MOVED, failovers and reconnects (and is re-read now and then regardless)
+			cluster.setOptions(ClusterClientOptions.builder(options)
+				.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+					.enableAllAdaptiveRefreshTriggers()
+					.enablePeriodicRefresh(CLUSTER_TOPOLOGY_REFRESH)
+					.build())
+				.build());
+			this.client = cluster;
+			return;
+		}
+		RedisClient single = RedisClient.create(resources);
+		single.setOptions(options);
+		this.client = single;
 		this.client.addListener(new RedisConnectionStateListener() {
 
 			@Override
@@ -129,14 +186,51 @@ final class RedisNode implements AutoCloseable {
 		});
 	}
 
-	/** Host and port, never credentials. */
+	private static String clusterAddress(List<RedisURI> seeds) {
+		if (seeds == null || seeds.isEmpty()) {
+			throw new IllegalArgumentException("cluster: at least one seed node is required, got none");
+		}
+		StringBuilder sb = new StringBuilder("cluster(");
+		for (RedisURI seed : seeds) {
+			sb.append((sb.length() > 8) ? "," : "").append(seed.getHost()).append(':').append(seed.getPort());
+		}
+		return sb.append(')').toString();
+	}
+
+	/**
+	 * Host and port, never credentials; for a cluster {@code cluster(host:port,...)} of
+	 * its seeds.
+	 */
 	String address() {
 		return this.address;
 	}
 
+	/** Whether this node is a whole Redis Cluster. */
+	boolean isCluster() {
+		return this.uri == null;
+	}
+
+	/**
+	 * Whether the connection is open; for a cluster, whether the connection to every
+	 * master is (while one is down, the locks in its slots fail).
+	 */
 	boolean isConnected() {
-		StatefulRedisConnection<String, String> c = this.connection;
-		return c != null && c.isOpen();
+		StatefulConnection<String, String> c = this.connection;
+		if (c == null || !c.isOpen()) {
+			return false;
+		}
+		if (c instanceof StatefulRedisClusterConnection<String, String> cluster) {
+			return cluster.getPartitions()
+				.stream()
+				.filter((node) -> node.is(RedisClusterNode.NodeFlag.UPSTREAM))
+				.allMatch(
+						(node) -> isOpen(cluster.getConnectionAsync(node.getUri().getHost(), node.getUri().getPort())));
+		}
+		return true;
+	}
+
+	private static boolean isOpen(CompletableFuture<? extends StatefulConnection<String, String>> connection) {
+		return connection.isDone() && !connection.isCompletedExceptionally() && connection.join().isOpen();
 	}
 
 	/**
@@ -157,19 +251,26 @@ final class RedisNode implements AutoCloseable {
 
 	/**
 	 * Keys matching {@code pattern} that have no TTL, by a bounded {@code SCAN}: at most
-	 * {@code maxScans} batches, at most {@code limit} keys.
+	 * {@code maxScans} batches, at most {@code limit} keys. On a cluster Lettuce's
+	 * {@code SCAN} walks every master in turn, its cursor naming the node.
 	 */
 	CompletableFuture<List<String>> keysWithoutTtl(String pattern, int limit, int maxScans) {
-		RedisAsyncCommands<String, String> c = this.commands;
+		RedisClusterAsyncCommands<String, String> c = this.commands;
 		if (c == null) {
 			return notConnected();
 		}
 		List<String> found = new CopyOnWriteArrayList<>();
-		return scan(c, ScanCursor.INITIAL, ScanArgs.Builder.matches(pattern).limit(1000), found, limit, maxScans)
+		// Lettuce's cluster SCAN takes its per-node connection synchronously: open them
+		// first, and run every step on the scheduler, never on a Netty thread
+		CompletableFuture<Void> ready = (this.connection instanceof StatefulRedisClusterConnection<String, String> cluster)
+				? byNodeId(cluster) : CompletableFuture.completedFuture(null);
+		return ready
+			.thenComposeAsync((ok) -> scan(c, ScanCursor.INITIAL, ScanArgs.Builder.matches(pattern).limit(1000), found,
+					limit, maxScans), this.scheduler)
 			.thenApply((done) -> List.copyOf(found));
 	}
 
-	private CompletableFuture<Void> scan(RedisAsyncCommands<String, String> c, ScanCursor cursor, ScanArgs args,
+	private CompletableFuture<Void> scan(RedisClusterAsyncCommands<String, String> c, ScanCursor cursor, ScanArgs args,
 			List<String> found, int limit, int scansLeft) {
 		return c.scan(cursor, args).toCompletableFuture().thenCompose((batch) -> {
 			CompletableFuture<?>[] ttls = batch.getKeys()
@@ -180,12 +281,12 @@ final class RedisNode implements AutoCloseable {
 					}
 				}))
 				.toArray(CompletableFuture[]::new);
-			return CompletableFuture.allOf(ttls).thenCompose((ok) -> {
+			return CompletableFuture.allOf(ttls).thenComposeAsync((ok) -> {
 				if (batch.isFinished() || found.size() >= limit || scansLeft <= 1) {
 					return CompletableFuture.completedFuture(null);
 				}
 				return scan(c, batch, args, found, limit, scansLeft - 1);
-			});
+			}, this.scheduler);
 		});
 	}
 
@@ -213,18 +314,21 @@ final class RedisNode implements AutoCloseable {
 		if (this.closed) {
 			return CompletableFuture.completedFuture(null);
 		}
-		return this.client.connectAsync(StringCodec.UTF8, this.uri).thenCompose((conn) -> {
+		return connectCommands().thenCompose((conn) -> {
 			if (this.closed) {
 				conn.closeAsync();
 				return CompletableFuture.<Void>completedFuture(null);
 			}
 			this.connection = conn;
-			this.commands = conn.async();
-			// Load the scripts now so that the first EVALSHA finds them.
+			this.commands = (conn instanceof StatefulRedisClusterConnection<String, String> cluster) ? cluster.async()
+					: ((StatefulRedisConnection<String, String>) conn).async();
+			// Load the scripts now so that the first EVALSHA finds them (on a cluster
+			// Lettuce loads them on every master).
 			for (Script script : Script.ALL) {
 				this.commands.scriptLoad(script.text());
 			}
-			return readUptime();
+			return (conn instanceof StatefulRedisClusterConnection<String, String> cluster) ? warmUp(cluster)
+					: readUptime();
 		}).exceptionally((error) -> {
 			this.onError.accept(unwrap(error));
 			Duration next = retryIn.multipliedBy(2);
@@ -234,12 +338,58 @@ final class RedisNode implements AutoCloseable {
 		}).toCompletableFuture();
 	}
 
+	private CompletableFuture<? extends StatefulConnection<String, String>> connectCommands() {
+		if (this.client instanceof RedisClusterClient cluster) {
+			// the async connect needs the topology loaded first (and again after a
+			// failure)
+			return cluster.refreshPartitionsAsync()
+				.toCompletableFuture()
+				.thenCompose((loaded) -> cluster.connectAsync(StringCodec.UTF8));
+		}
+		return ((RedisClient) this.client).connectAsync(StringCodec.UTF8, this.uri).toCompletableFuture();
+	}
+
+	/**
+	 * Open the connection to every master now (Lettuce opens them on first use, which the
+	 * first lock would pay for within its node timeout) and take the slowest {@code PING}
+	 * as the cluster's latency for status. Its uptime stays unknown: single mode has no
+	 * restart guard, and a cluster has no one uptime.
+	 */
+	private CompletableFuture<Void> warmUp(StatefulRedisClusterConnection<String, String> cluster) {
+		long sent = this.nanoClock.getAsLong();
+		CompletableFuture<?>[] pings = cluster.getPartitions()
+			.stream()
+			.filter((node) -> node.is(RedisClusterNode.NodeFlag.UPSTREAM))
+			// by host and port: the connections commands are routed through by slot
+			.map((node) -> cluster.getConnectionAsync(node.getUri().getHost(), node.getUri().getPort())
+				.thenCompose((conn) -> conn.async().ping().toCompletableFuture()))
+			.toArray(CompletableFuture[]::new);
+		return CompletableFuture.allOf(pings).handle((ok, error) -> {
+			if (error == null) {
+				this.lastLatencyNanos = this.nanoClock.getAsLong() - sent;
+			}
+			return null;
+		});
+	}
+
+	/**
+	 * The connection to every master by node id, the ones Lettuce's cluster {@code SCAN}
+	 * uses.
+	 */
+	private static CompletableFuture<Void> byNodeId(StatefulRedisClusterConnection<String, String> cluster) {
+		return CompletableFuture.allOf(cluster.getPartitions()
+			.stream()
+			.filter((node) -> node.is(RedisClusterNode.NodeFlag.UPSTREAM))
+			.map((node) -> cluster.getConnectionAsync(node.getNodeId()))
+			.toArray(CompletableFuture[]::new));
+	}
+
 	/**
 	 * Read the uptime again if it is unknown on a live connection: a safety net behind
-	 * the reconnect listener, run every second by the engine.
+	 * the reconnect listener, run every second by the engine. Never on a cluster.
 	 */
 	void refreshIfUnknown() {
-		if (this.startedAt == UNKNOWN && isConnected() && !this.readingUptime) {
+		if (this.startedAt == UNKNOWN && !isCluster() && isConnected() && !this.readingUptime) {
 			readUptime();
 		}
 	}
@@ -249,7 +399,7 @@ final class RedisNode implements AutoCloseable {
 	 * up.
 	 */
 	private CompletableFuture<Void> readUptime() {
-		RedisAsyncCommands<String, String> c = this.commands;
+		RedisClusterAsyncCommands<String, String> c = this.commands;
 		if (c == null || this.closed) {
 			return CompletableFuture.completedFuture(null);
 		}
@@ -292,7 +442,7 @@ final class RedisNode implements AutoCloseable {
 	 * exists.
 	 */
 	CompletableFuture<Boolean> setIfAbsent(String key, String token, long leaseMillis) {
-		RedisAsyncCommands<String, String> c = this.commands;
+		RedisClusterAsyncCommands<String, String> c = this.commands;
 		if (c == null) {
 			return notConnected();
 		}
@@ -302,9 +452,15 @@ final class RedisNode implements AutoCloseable {
 	/**
 	 * {@code WAIT replicas timeout}: completes normally once at least {@code replicas}
 	 * replicas acknowledged every write of this connection so far, else exceptionally.
+	 * Not on a cluster, where {@code WAIT} would go to whichever master Lettuce picks and
+	 * not to the one the write went to; the engine refuses the combination.
 	 */
 	CompletableFuture<Void> awaitReplicas(int replicas, long timeoutMillis) {
-		RedisAsyncCommands<String, String> c = this.commands;
+		RedisClusterAsyncCommands<String, String> c = this.commands;
+		if (isCluster()) {
+			return CompletableFuture
+				.failedFuture(new UnsupportedOperationException("sync-replicas is not supported on a Redis Cluster"));
+		}
 		if (c == null) {
 			return notConnected();
 		}
@@ -322,7 +478,7 @@ final class RedisNode implements AutoCloseable {
 	}
 
 	CompletableFuture<Long> eval(Script script, String[] keys, String... args) {
-		RedisAsyncCommands<String, String> c = this.commands;
+		RedisClusterAsyncCommands<String, String> c = this.commands;
 		if (c == null) {
 			return notConnected();
 		}
@@ -358,7 +514,7 @@ final class RedisNode implements AutoCloseable {
 			}
 			// Only the winner of the compare-and-set connects, so there is one
 			// connection.
-			this.client.connectPubSubAsync(StringCodec.UTF8, this.uri).whenComplete((conn, error) -> {
+			connectPubSub().whenComplete((conn, error) -> {
 				if (error != null) {
 					created.completeExceptionally(error);
 					return;
@@ -376,6 +532,17 @@ final class RedisNode implements AutoCloseable {
 			});
 			return created;
 		}
+	}
+
+	/**
+	 * On a cluster the pub/sub connection is to one node: a plain {@code PUBLISH} reaches
+	 * the subscribers on every node of a Redis Cluster.
+	 */
+	private CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connectPubSub() {
+		if (this.client instanceof RedisClusterClient cluster) {
+			return cluster.connectPubSubAsync(StringCodec.UTF8);
+		}
+		return ((RedisClient) this.client).connectPubSubAsync(StringCodec.UTF8, this.uri).toCompletableFuture();
 	}
 
 	private <T> CompletableFuture<T> notConnected() {
@@ -397,7 +564,7 @@ final class RedisNode implements AutoCloseable {
 		if (ps != null && ps.isDone() && !ps.isCompletedExceptionally()) {
 			ps.join().close();
 		}
-		StatefulRedisConnection<String, String> c = this.connection;
+		StatefulConnection<String, String> c = this.connection;
 		if (c != null) {
 			c.close();
 		}

@@ -264,10 +264,33 @@ class QuorumLockAutoConfigurationTests {
 	}
 
 	@Test
-	void runWhenSpringDataRedisIsAClusterShouldFailAskingForNodes() {
-		this.runner.withPropertyValues("spring.data.redis.cluster.nodes=127.0.0.1:" + PORT_A)
-			.run((context) -> assertThat(propertyFailure(context)).hasMessageContaining("Redis Cluster")
-				.hasMessageContaining("list the cluster's masters in quorumlock.nodes"));
+	void runWhenSpringDataRedisIsAClusterShouldUseSingleModeOnTheCluster() {
+		this.runner.withPropertyValues("spring.data.redis.cluster.nodes=127.0.0.1:" + PORT_A + ",127.0.0.1:" + PORT_B)
+			.run((context) -> {
+				QuorumLockEngine engine = context.getBean(QuorumLockEngine.class);
+				assertThat(engine.nodeAddresses())
+					.containsExactly("cluster(127.0.0.1:" + PORT_A + ",127.0.0.1:" + PORT_B + ")");
+				assertThat(engine.quorum()).isOne();
+				assertThat(engine.mode()).isEqualTo("single");
+			});
+	}
+
+	@Test
+	void runWhenSpringDataRedisIsAClusterAndSyncReplicasSetShouldFailNamingTheProperty() {
+		this.runner
+			.withPropertyValues("spring.data.redis.cluster.nodes=127.0.0.1:" + PORT_A, "quorumlock.sync-replicas=1")
+			.run((context) -> assertThat(propertyFailure(context))
+				.hasMessageStartingWith(
+						"quorumlock.sync-replicas=1: is not supported in single mode on a Redis Cluster")
+				.hasMessageContaining("set it to 0"));
+	}
+
+	@Test
+	void runWhenSpringDataRedisIsAClusterAndKeyPrefixHasBracesShouldFailNamingTheProperty() {
+		this.runner
+			.withPropertyValues("spring.data.redis.cluster.nodes=127.0.0.1:" + PORT_A, "quorumlock.key-prefix=app{x}:")
+			.run((context) -> assertThat(propertyFailure(context)).hasMessageStartingWith(
+					"quorumlock.key-prefix=app{x}:: must not contain '{' or '}' on a Redis Cluster"));
 	}
 
 	@Test

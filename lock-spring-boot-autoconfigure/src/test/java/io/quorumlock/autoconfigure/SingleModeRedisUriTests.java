@@ -84,11 +84,34 @@ class SingleModeRedisUriTests {
 	}
 
 	@Test
-	void clusterIsRefusedWithAPointerToNodes() {
-		RedisConnectionDetails.Cluster cluster = () -> List.of(new RedisConnectionDetails.Node("c1", 7000));
-		assertThatExceptionOfType(InvalidQuorumLockPropertyException.class).isThrownBy(
-				() -> SingleModeConfiguration.redisUri(details(null, null, cluster, null, null), new RedisProperties()))
-			.withMessageContaining("list the cluster's masters in quorumlock.nodes");
+	void clusterSeedsEachCarryCredentialsTlsAndClientName() {
+		RedisConnectionDetails.Cluster cluster = () -> List.of(new RedisConnectionDetails.Node("c1", 7000),
+				new RedisConnectionDetails.Node("c2", 7001));
+		RedisProperties properties = new RedisProperties();
+		properties.getSsl().setEnabled(true);
+		properties.setClientName("orders");
+		List<RedisURI> seeds = SingleModeConfiguration.clusterUris(details(null, null, cluster, "app", "s3cret"),
+				properties);
+		assertThat(seeds).extracting(RedisURI::getHost).containsExactly("c1", "c2");
+		assertThat(seeds).extracting(RedisURI::getPort).containsExactly(7000, 7001);
+		assertThat(seeds).allSatisfy((seed) -> {
+			assertThat(seed.isSsl()).isTrue();
+			assertThat(seed.getClientName()).isEqualTo("orders");
+			RedisCredentials credentials = ((ImmediateRedisCredentialsProvider) seed.getCredentialsProvider())
+				.resolveCredentialsNow();
+			assertThat(credentials.getUsername()).isEqualTo("app");
+			assertThat(credentials.getPassword()).isEqualTo("s3cret".toCharArray());
+		});
+	}
+
+	@Test
+	void clusterWithoutNodesIsRefusedNamingTheProperty() {
+		RedisConnectionDetails.Cluster cluster = List::of;
+		assertThatExceptionOfType(InvalidQuorumLockPropertyException.class)
+			.isThrownBy(() -> SingleModeConfiguration.clusterUris(details(null, null, cluster, null, null),
+					new RedisProperties()))
+			.withMessageContaining("spring.data.redis.cluster.nodes")
+			.withMessageContaining("needs at least one seed node");
 	}
 
 	private static RedisConnectionDetails details(RedisConnectionDetails.Standalone standalone,

@@ -75,6 +75,9 @@ public final class RedisServer {
 
 	private volatile Path dir;
 
+	/** Offset of a companion port claimed with the port (a cluster bus), 0 for none. */
+	private volatile int companionOffset;
+
 	/** Number of processes launched, to give each its own log files. */
 	private volatile int launches;
 
@@ -215,7 +218,7 @@ public final class RedisServer {
 	public synchronized void stop() {
 		kill();
 		deleteDir();
-		claimedPorts.remove(this.port);
+		release(this.port, this.companionOffset);
 		live.remove(this);
 	}
 
@@ -297,19 +300,29 @@ public final class RedisServer {
 
 	/** First start: pick a free port, retrying when another process takes it first. */
 	synchronized void startOnFreePort() {
+		startOnFreePort(0);
+	}
+
+	/**
+	 * First start on a free port whose companion port {@code port + companionOffset} is
+	 * free too (and claimed with it), for the cluster bus a Redis Cluster node opens at
+	 * port + 10000; 0 for none.
+	 */
+	synchronized void startOnFreePort(int companionOffset) {
+		this.companionOffset = companionOffset;
 		PortClash clash = null;
 		for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
-			int candidate = pickFreePort();
+			int candidate = pickFreePort(companionOffset);
 			try {
 				launch(candidate);
 				return;
 			}
 			catch (PortClash ex) {
 				clash = ex;
-				claimedPorts.remove(candidate);
+				release(candidate, companionOffset);
 			}
 			catch (RuntimeException ex) {
-				claimedPorts.remove(candidate);
+				release(candidate, companionOffset);
 				throw ex;
 			}
 		}
@@ -331,8 +344,15 @@ public final class RedisServer {
 		flushAll();
 	}
 
-	private static int pickFreePort() {
-		for (int i = 0; i < 100; i++) {
+	private static void release(int port, int companionOffset) {
+		claimedPorts.remove(port);
+		if (companionOffset > 0) {
+			claimedPorts.remove(port + companionOffset);
+		}
+	}
+
+	private static int pickFreePort(int companionOffset) {
+		for (int i = 0; i < 200; i++) {
 			int candidate;
 			try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
 				candidate = socket.getLocalPort();
@@ -340,11 +360,29 @@ public final class RedisServer {
 			catch (IOException ex) {
 				throw new UncheckedIOException("Cannot find a free port on " + HOST, ex);
 			}
-			if (candidate != RESERVED_PORT && claimedPorts.add(candidate)) {
+			if (candidate == RESERVED_PORT || !claimedPorts.add(candidate)) {
+				continue;
+			}
+			if (companionOffset == 0) {
 				return candidate;
 			}
+			int companion = candidate + companionOffset;
+			if (companion <= 65535 && companion != RESERVED_PORT && isFree(companion) && claimedPorts.add(companion)) {
+				return candidate;
+			}
+			claimedPorts.remove(candidate);
 		}
-		throw new IllegalStateException("Cannot find an unclaimed free port on " + HOST);
+		throw new IllegalStateException("Cannot find an unclaimed free port on " + HOST
+				+ ((companionOffset > 0) ? " with a free port " + companionOffset + " above it" : ""));
+	}
+
+	private static boolean isFree(int port) {
+		try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getByName(HOST))) {
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
 	}
 
 	/** Start a process on {@code targetPort} and wait until it answers PING. */

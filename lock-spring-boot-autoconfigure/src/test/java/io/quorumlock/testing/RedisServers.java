@@ -26,6 +26,10 @@ import org.junit.jupiter.api.extension.ExtensionContext.Store.CloseableResource;
  * Before each test every server is resumed or restarted if needed and flushed. Outside
  * JUnit use {@link #start()} and {@link #close()}.
  * <p>
+ * With {@link Builder#cluster()} the servers form one Redis Cluster of masters without
+ * replicas (each the same share of the slots), which is healthy again after every
+ * {@link #reset()}; {@link #nodeForKey(String)} names the master of a key.
+ * <p>
  * The binary is {@code -Dquorumlock.test.redis-server} or env {@code REDIS_SERVER} (a
  * path, or {@code embedded}), else {@code redis-server} on the {@code PATH}, else the one
  * shipped in the embedded-redis jar.
@@ -42,6 +46,8 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 
 	private final Duration startupTimeout;
 
+	private final boolean cluster;
+
 	private volatile List<RedisServer> nodes;
 
 	private volatile Path binary;
@@ -56,6 +62,7 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 		this.size = builder.nodes;
 		this.args = List.copyOf(builder.args);
 		this.startupTimeout = builder.startupTimeout;
+		this.cluster = builder.cluster;
 	}
 
 	/**
@@ -88,11 +95,20 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 		}
 		Path resolved = RedisBinary.resolve();
 		List<RedisServer> started = new ArrayList<>(this.size);
+		List<String> serverArgs = new ArrayList<>();
+		if (this.cluster) {
+			serverArgs.addAll(ClusterFormation.serverArgs());
+		}
+		serverArgs.addAll(this.args);
 		try {
 			for (int i = 0; i < this.size; i++) {
-				RedisServer server = new RedisServer("redis-" + i, resolved, this.args, this.startupTimeout);
+				RedisServer server = new RedisServer((this.cluster ? "cluster-" : "redis-") + i, resolved, serverArgs,
+						this.startupTimeout);
 				started.add(server);
-				server.startOnFreePort();
+				server.startOnFreePort(this.cluster ? ClusterFormation.BUS_PORT_OFFSET : 0);
+			}
+			if (this.cluster) {
+				ClusterFormation.form(started);
 			}
 		}
 		catch (RuntimeException | Error ex) {
@@ -144,11 +160,16 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 
 	/**
 	 * Bring every server back to a clean running state: resume paused ones, restart
-	 * killed ones on the same port, then {@code FLUSHALL} each. Called before each test.
+	 * killed ones on the same port, then {@code FLUSHALL} each; a cluster is then awaited
+	 * until healthy. Called before each test.
 	 */
 	public void reset() {
-		for (RedisServer server : started()) {
+		List<RedisServer> current = started();
+		for (RedisServer server : current) {
 			server.reset();
+		}
+		if (this.cluster) {
+			ClusterFormation.awaitOk(current);
 		}
 	}
 
@@ -240,6 +261,29 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 	}
 
 	/**
+	 * Whether the servers form one Redis Cluster.
+	 * @return true if built with {@link Builder#cluster()}
+	 */
+	public boolean isCluster() {
+		return this.cluster;
+	}
+
+	/**
+	 * The master that owns the hash slot of {@code key} (a cluster only).
+	 * @param key a key, for example {@code lock:orders:{42}}
+	 * @return the server that serves it
+	 * @throws IllegalStateException if the servers are not a cluster
+	 */
+	public RedisServer nodeForKey(String key) {
+		if (!this.cluster) {
+			throw new IllegalStateException("nodeForKey needs a cluster: build RedisServers with cluster()");
+		}
+		List<RedisServer> current = started();
+		RedisServer asked = current.stream().filter(RedisServer::isRunning).findFirst().orElseThrow();
+		return current.get(ClusterFormation.ownerOf(ClusterFormation.slotOf(asked, key), current.size()));
+	}
+
+	/**
 	 * The {@code redis-server} executable the servers run.
 	 * @return its absolute path
 	 */
@@ -274,7 +318,20 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 
 		private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
 
+		private boolean cluster;
+
 		private Builder() {
+		}
+
+		/**
+		 * Make the servers one Redis Cluster of masters without replicas: started with
+		 * {@code --cluster-enabled yes}, each given the same share of the 16384 slots and
+		 * met; also after each restart on the same port it rejoins with its slots.
+		 * @return this builder
+		 */
+		public Builder cluster() {
+			this.cluster = true;
+			return this;
 		}
 
 		/**

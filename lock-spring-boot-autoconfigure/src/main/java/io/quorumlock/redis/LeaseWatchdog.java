@@ -38,6 +38,20 @@ final class LeaseWatchdog {
 		}
 	}
 
+	/**
+	 * Why a lease ran out, the same whether the watchdog or the release notices first.
+	 */
+	static String expired(ResolvedRequest request) {
+		if (!request.renew()) {
+			return "expired unrenewed after its lease of " + request.lease().toMillis() + " ms";
+		}
+		if (request.holdAtMost().isPresent()) {
+			return "expired after renewal stopped at holdAtMost " + request.holdAtMost().get().toMillis() + " ms";
+		}
+		// renewal was due but did not run in time (a stalled JVM or scheduler)
+		return "expired before its renewal could run (lease " + request.lease().toMillis() + " ms)";
+	}
+
 	/** A third of the lease after the start its validity is measured from. */
 	private long nextRenewal(RedisLease lease) {
 		long leaseNanos = lease.request().lease().toNanos();
@@ -57,10 +71,7 @@ final class LeaseWatchdog {
 		}
 		long now = this.engine.nanoTime();
 		if (Validity.remaining(lease.validUntil(), now) <= 0) {
-			ResolvedRequest request = lease.request();
-			String why = !request.renew() ? "expired unrenewed after its lease of " + request.lease().toMillis() + " ms"
-					: "expired after renewal stopped at holdAtMost " + request.holdAtMost().get().toMillis() + " ms";
-			this.engine.lose(lease, why);
+			this.engine.lose(lease, expired(lease.request()));
 			return;
 		}
 		if (!renews(lease, now)) {

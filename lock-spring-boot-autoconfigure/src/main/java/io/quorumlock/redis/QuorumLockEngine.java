@@ -548,8 +548,8 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		long now = nanoTime();
 		LeaseLostException lost = lease.lost();
 		if (lost == null && Validity.remaining(lease.validUntil(), now) <= 0) {
-			lost = lose(lease,
-					"expired " + TimeUnit.NANOSECONDS.toMillis(now - lease.validUntil()) + " ms before its release");
+			lost = lose(lease, LeaseWatchdog.expired(lease.request()) + ", "
+					+ TimeUnit.NANOSECONDS.toMillis(now - lease.validUntil()) + " ms before its release");
 		}
 		if (!lease.markReleased()) {
 			return CompletableFuture.completedFuture(null);

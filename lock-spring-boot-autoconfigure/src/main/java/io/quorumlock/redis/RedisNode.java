@@ -15,6 +15,7 @@ import java.util.function.LongSupplier;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisConnectionStateListener;
@@ -25,6 +26,7 @@ import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -83,27 +85,45 @@ final class RedisNode implements AutoCloseable {
 
 	private volatile boolean readingUptime;
 
+	/** Key the script permission probe reads; inside the key prefix. */
+	private final String probeKey;
+
+	/**
+	 * Why this node refuses grants (the user may not run the lock scripts), else null.
+	 */
+	private volatile String refusal;
+
+	/** Redis's own text for the last failed connection attempt, else null. */
+	private volatile String connectFailure;
+
 	/**
 	 * @param uri the node; its password never leaves this class
 	 * @param resources shared Lettuce resources
+	 * @param sslOptions TLS settings for a {@code rediss://} node, or null for Lettuce's
+	 * defaults
 	 * @param commandTimeout Lettuce's own bound on a command, a safety net behind the
 	 * per-round node timeout so that commands to a stalled node do not pile up
 	 * @param connectTimeout TCP connect timeout
+	 * @param probeKey a key under the lock prefix that the script permission probe reads
 	 * @param onMessage called with the channel of every release message
 	 * @param onError called with every connection failure of this node
 	 */
-	RedisNode(RedisURI uri, ClientResources resources, Duration commandTimeout, Duration connectTimeout,
-			ScheduledExecutorService scheduler, LongSupplier nanoClock, Consumer<String> onMessage,
-			Consumer<Throwable> onError) {
+	RedisNode(RedisURI uri, ClientResources resources, SslOptions sslOptions, Duration commandTimeout,
+			Duration connectTimeout, ScheduledExecutorService scheduler, LongSupplier nanoClock, String probeKey,
+			Consumer<String> onMessage, Consumer<Throwable> onError) {
 		this.uri = uri;
+		this.probeKey = probeKey;
 		this.address = uri.getHost() + ":" + uri.getPort();
 		this.scheduler = scheduler;
 		this.nanoClock = nanoClock;
 		this.onMessage = onMessage;
 		this.onError = onError;
 		this.client = RedisClient.create(resources);
-		this.client.setOptions(ClientOptions.builder()
-			.autoReconnect(true)
+		ClientOptions.Builder options = ClientOptions.builder();
+		if (sslOptions != null) {
+			options.sslOptions(sslOptions);
+		}
+		this.client.setOptions(options.autoReconnect(true)
 			.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
 			.timeoutOptions(TimeoutOptions.enabled(commandTimeout))
 			.socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
@@ -123,6 +143,7 @@ final class RedisNode implements AutoCloseable {
 					// a reconnect: the server may be a new process
 					RedisNode.this.startedAt = UNKNOWN;
 					RedisNode.this.scheduler.execute(RedisNode.this::readUptime);
+					RedisNode.this.scheduler.execute(RedisNode.this::probeScripts);
 				}
 			}
 
@@ -220,18 +241,39 @@ final class RedisNode implements AutoCloseable {
 			}
 			this.connection = conn;
 			this.commands = conn.async();
+			this.connectFailure = null;
 			// Load the scripts now so that the first EVALSHA finds them.
 			for (Script script : Script.ALL) {
 				this.commands.scriptLoad(script.text());
 			}
-			return readUptime();
+			return probeScripts().thenCompose((probed) -> readUptime());
 		}).exceptionally((error) -> {
+			this.connectFailure = reason(error);
 			this.onError.accept(unwrap(error));
 			Duration next = retryIn.multipliedBy(2);
 			this.scheduler.schedule(() -> connect((next.compareTo(MAX_CONNECT_RETRY) > 0) ? MAX_CONNECT_RETRY : next),
 					retryIn.toMillis(), TimeUnit.MILLISECONDS);
 			return null;
 		}).toCompletableFuture();
+	}
+
+	/**
+	 * Run the release script once on a key no lock uses (it only reads it): a user whose
+	 * ACL forbids the scripts or the commands inside them ({@code NOPERM}) could take a
+	 * lock with {@code SET} but never renew nor release it, so such a node refuses grants
+	 * until a later probe (on the next reconnect) succeeds.
+	 */
+	private CompletableFuture<Void> probeScripts() {
+		if (this.commands == null || this.closed) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return eval(Script.RELEASE, this.probeKey, "-", LockKeys.channel(this.probeKey)).handle((result, error) -> {
+			String text = (error != null) ? reason(error) : null;
+			if (text == null || text.contains("NOPERM")) {
+				this.refusal = text;
+			}
+			return null;
+		});
 	}
 
 	/**
@@ -295,6 +337,11 @@ final class RedisNode implements AutoCloseable {
 		RedisAsyncCommands<String, String> c = this.commands;
 		if (c == null) {
 			return notConnected();
+		}
+		String refused = this.refusal;
+		if (refused != null) {
+			return CompletableFuture.failedFuture(new RedisCommandExecutionException(
+					"refuses grants, this user may not run the lock scripts: " + refused));
 		}
 		return c.set(key, token, SetArgs.Builder.nx().px(leaseMillis)).toCompletableFuture().thenApply("OK"::equals);
 	}
@@ -379,7 +426,33 @@ final class RedisNode implements AutoCloseable {
 	}
 
 	private <T> CompletableFuture<T> notConnected() {
-		return CompletableFuture.failedFuture(new RedisConnectionException("not connected to " + this.address));
+		String last = this.connectFailure;
+		return CompletableFuture.failedFuture(
+				new RedisConnectionException("not connected" + ((last != null) ? ", last attempt: " + last : "")));
+	}
+
+	/**
+	 * What went wrong, in Redis's own words where there are any: Lettuce wraps a refused
+	 * handshake ({@code NOAUTH}, {@code WRONGPASS}) in "Unable to connect", so the
+	 * innermost error reply is preferred. Never contains a password: neither Lettuce nor
+	 * Redis repeats one.
+	 */
+	static String reason(Throwable error) {
+		Throwable t = unwrap(error);
+		for (Throwable cause = t; cause != null; cause = cause.getCause()) {
+			if (cause instanceof RedisCommandExecutionException && cause.getMessage() != null) {
+				return cause.getMessage();
+			}
+		}
+		Throwable root = t;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		String message = (t.getMessage() != null) ? t.getMessage() : t.getClass().getSimpleName();
+		if (root != t && root.getMessage() != null && !message.contains(root.getMessage())) {
+			message += ": " + root.getMessage();
+		}
+		return message;
 	}
 
 	static Throwable unwrap(Throwable error) {

@@ -110,6 +110,7 @@ class PasswordRedactionIntegrationTests {
 		try (QuorumLockEngine engine = QuorumLockEngine.builder()
 			.nodes(good + redis.node(0).port(), good + redis.node(1).port(), wrong + redis.node(2).port())
 			.rejoinDelay(Duration.ZERO)
+			.nodeTimeout(Duration.ofMillis(500))
 			.listener(new LockListener() {
 				@Override
 				public void onNotAcquired(LockRequest request, Duration waited, Throwable failure) {
@@ -129,7 +130,7 @@ class PasswordRedactionIntegrationTests {
 			.build()) {
 			this.seen.add(engine.nodes().toString());
 			this.seen.add(engine.nodeAddresses().toString());
-			Lease lease = engine.acquire(LockRequest.of("held").lease(Duration.ofMillis(900)).renew(true));
+			Lease lease = engine.acquire(LockRequest.of("held").lease(Duration.ofSeconds(3)).renew(true));
 			this.seen.add(lease.toString() + " " + lease.fencingToken());
 			this.seen.add(engine.leases().toString());
 

@@ -71,7 +71,11 @@ class TlsIntegrationTests {
 			.jdkSslProvider()
 			.trustManager(certificates.caCertificate().toFile())
 			.build();
-		try (QuorumLockEngine engine = QuorumLockEngine.builder().nodes(node.tlsUri()).sslOptions(trust).build()) {
+		try (QuorumLockEngine engine = QuorumLockEngine.builder()
+			.nodes(node.tlsUri())
+			.sslOptions(trust)
+			.nodeTimeout(Duration.ofMillis(500))
+			.build()) {
 			Lease lease = engine.acquire(LockRequest.of("tls").waitAtMost(Duration.ofSeconds(5)));
 			assertThat(node.get("lock:{tls}")).hasSize(40);
 			assertThat(lease.fencingToken()).isPositive();
@@ -85,7 +89,10 @@ class TlsIntegrationTests {
 	@Test
 	void engineWithoutTrustInTheCaIsRefusedAndNeverGranted() {
 		RedisServer node = redis.node(0);
-		try (QuorumLockEngine engine = QuorumLockEngine.builder().nodes(node.tlsUri()).build()) {
+		try (QuorumLockEngine engine = QuorumLockEngine.builder()
+			.nodes(node.tlsUri())
+			.nodeTimeout(Duration.ofMillis(500))
+			.build()) {
 			assertThatExceptionOfType(QuorumUnavailableException.class)
 				.isThrownBy(() -> engine.tryAcquire(LockRequest.of("untrusted")))
 				.withMessageContaining("acquired 0 of 1 nodes, quorum 1")
@@ -100,7 +107,7 @@ class TlsIntegrationTests {
 		RedisServer node = redis.node(0);
 		try (QuorumLockEngine engine = QuorumLockEngine.builder()
 			.nodes("redis://127.0.0.1:" + node.tlsPort())
-			.nodeTimeout(Duration.ofMillis(50))
+			.nodeTimeout(Duration.ofMillis(500))
 			.build()) {
 			assertThatExceptionOfType(QuorumUnavailableException.class)
 				.isThrownBy(() -> engine.tryAcquire(LockRequest.of("plain")))
@@ -115,6 +122,7 @@ class TlsIntegrationTests {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, QuorumLockAutoConfiguration.class))
 			.withPropertyValues("quorumlock.nodes=" + node.tlsUri(), "quorumlock.ssl.bundle=redis-ca",
+					"quorumlock.node-timeout=500ms",
 					"spring.ssl.bundle.pem.redis-ca.truststore.certificate=file:" + certificates.caCertificate())
 			.run((context) -> {
 				assertThat(context).hasNotFailed();

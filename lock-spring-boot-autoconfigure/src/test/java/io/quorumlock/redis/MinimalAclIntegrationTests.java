@@ -67,6 +67,7 @@ class MinimalAclIntegrationTests {
 		try (QuorumLockEngine engine = QuorumLockEngine.builder()
 			.nodes(uris)
 			.rejoinDelay(Duration.ofSeconds(1))
+			.nodeTimeout(Duration.ofMillis(500))
 			// a waiter that polled would not try again within its wait: only the
 			// release message can wake it in time
 			.retryDelay(Duration.ofSeconds(30), Duration.ofSeconds(30))
@@ -86,7 +87,7 @@ class MinimalAclIntegrationTests {
 			await().atMost(Duration.ofSeconds(20))
 				.untilAsserted(() -> assertThat(engine.nodes()).allMatch(RegistryStatus.Node::voting));
 
-			Lease lease = engine.acquire(LockRequest.of("acl").lease(Duration.ofMillis(900)).renew(true));
+			Lease lease = engine.acquire(LockRequest.of("acl").lease(Duration.ofSeconds(3)).renew(true));
 			for (RedisServer node : redis.nodes()) {
 				assertThat(node.get("lock:{acl}")).hasSize(40);
 			}
@@ -95,7 +96,7 @@ class MinimalAclIntegrationTests {
 
 			CompletableFuture<Lease> waiter = CompletableFuture
 				.supplyAsync(() -> engine.acquire(LockRequest.of("acl").waitAtMost(Duration.ofSeconds(30))));
-			// renewal keeps the lease past its first 900 ms
+			// renewal keeps the lease past its first 3 s
 			await().atMost(Duration.ofSeconds(20)).until(() -> this.renewals.get() >= 3);
 			assertThat(lease.isValid()).isTrue();
 			assertThat(waiter).isNotDone();

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -114,6 +115,26 @@ class TlsIntegrationTests {
 				.withMessageContaining("127.0.0.1:" + node.tlsPort() + ": not connected, last attempt: ");
 			assertThat(node.call("DBSIZE")).isEqualTo(0L);
 		}
+	}
+
+	@Test
+	void singleModeTrustsTheSslBundleOfSpringDataRedis() {
+		RedisServer node = redis.node(0);
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, RedisAutoConfiguration.class,
+					QuorumLockAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + node.tlsPort(),
+					"spring.data.redis.ssl.enabled=true", "spring.data.redis.ssl.bundle=redis-ca",
+					"spring.ssl.bundle.pem.redis-ca.truststore.certificate=file:" + certificates.caCertificate(),
+					"quorumlock.node-timeout=500ms")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				DistributedLockRegistry registry = context.getBean(DistributedLockRegistry.class);
+				try (Lease lease = registry.acquire(LockRequest.of("single").waitAtMost(Duration.ofSeconds(5)))) {
+					assertThat(node.exists("lock:{single}")).isTrue();
+				}
+				assertThat(node.exists("lock:{single}")).isFalse();
+			});
 	}
 
 	@Test

@@ -279,6 +279,18 @@ class BadInputIntegrationTests {
 		all.add(startup("property: unparseable node timeout", BindException.class,
 				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.node-timeout=5 0ms"), "quorumlock.node-timeout",
 				"5 0ms"));
+		all.add(startup("property: zero lease", InvalidQuorumLockPropertyException.class,
+				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.lease=0s"), "quorumlock.lease", "0ms",
+				"must be positive"));
+		all.add(startup("property: unparseable wait", BindException.class,
+				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.wait-at-most=soon"), "quorumlock.wait-at-most",
+				"soon"));
+		all.add(startup("property: unparseable hold-at-most", BindException.class,
+				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.hold-at-most=1 hour"), "quorumlock.hold-at-most",
+				"1 hour"));
+		all.add(startup("property: negative instance wait", InvalidQuorumLockPropertyException.class,
+				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.instances.orders.wait-at-most=-1s"),
+				"quorumlock.instances.orders.wait-at-most", "-1s", "must not be negative"));
 		all.add(startup("property: node timeout not below a third of the lease",
 				InvalidQuorumLockPropertyException.class,
 				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.node-timeout=10s"), "quorumlock.node-timeout", "10s",
@@ -319,6 +331,8 @@ class BadInputIntegrationTests {
 				"key \"#orderId\" refers to #orderId, which is not a parameter (parameters: #id, #p0, #a0)"));
 		all.add(startup("annotation: unparseable lease", DistributedLockDeclarationException.class,
 				UnparseableLease.class, "UnparseableLease.run(String)", "lease \"30 secs\""));
+		all.add(startup("annotation: unparseable holdAtMost", DistributedLockDeclarationException.class,
+				UnparseableHold.class, "UnparseableHold.run(String)", "holdAtMost \"an hour\" is not a duration"));
 		all.add(startup("annotation: negative wait", DistributedLockDeclarationException.class, NegativeWait.class,
 				"NegativeWait.run(String)", "waitAtMost \"-1s\" must not be negative"));
 		all.add(startup("annotation: zero lease", DistributedLockDeclarationException.class, ZeroLease.class,
@@ -700,6 +714,14 @@ class BadInputIntegrationTests {
 	static class UnparseableLease {
 
 		@DistributedLock(key = "#id", lease = "30 secs")
+		public void run(String id) {
+		}
+
+	}
+
+	static class UnparseableHold {
+
+		@DistributedLock(key = "#id", holdAtMost = "an hour")
 		public void run(String id) {
 		}
 

@@ -39,7 +39,8 @@ final class QuorumLockEngineConfigurer {
 			.retryDelay(properties.getRetryDelay().getMin(), properties.getRetryDelay().getMax())
 			.onLeaseLost(properties.getOnLeaseLost())
 			.syncReplicas(properties.getSyncReplicas())
-			.fencingCounterTtl(properties.getFencing().getCounterTtl());
+			.fencingCounterTtl(properties.getFencing().getCounterTtl())
+			.maxKeyLength(properties.getMaxKeyLength());
 		if (properties.getRejoinDelay() != null) {
 			builder.rejoinDelay(properties.getRejoinDelay());
 		}

@@ -101,6 +101,17 @@ public class QuorumLockProperties {
 	private final Fencing fencing = new Fencing();
 
 	/**
+	 * Longest lock key accepted, in characters: the evaluated key, before the prefix and
+	 * the name are added. A longer key is refused before anything is sent to Redis.
+	 */
+	private int maxKeyLength = 512;
+
+	/**
+	 * TLS settings of the rediss:// nodes.
+	 */
+	private final Ssl ssl = new Ssl();
+
+	/**
 	 * Order of the {@code @DistributedLock} advisor. The default has a higher precedence
 	 * than {@code @Transactional} at its default order, so locks are released after
 	 * commit or rollback.
@@ -225,6 +236,18 @@ public class QuorumLockProperties {
 
 	public void setSyncReplicas(int syncReplicas) {
 		this.syncReplicas = syncReplicas;
+	}
+
+	public int getMaxKeyLength() {
+		return this.maxKeyLength;
+	}
+
+	public void setMaxKeyLength(int maxKeyLength) {
+		this.maxKeyLength = maxKeyLength;
+	}
+
+	public Ssl getSsl() {
+		return this.ssl;
 	}
 
 	public Fencing getFencing() {
@@ -375,6 +398,29 @@ public class QuorumLockProperties {
 		@Override
 		public String toString() {
 			return this.min + ".." + this.max;
+		}
+
+	}
+
+	/**
+	 * TLS settings of the {@code rediss://} nodes.
+	 */
+	public static final class Ssl {
+
+		/**
+		 * Name of the SSL bundle (spring.ssl.bundle.*) whose trust material, and key
+		 * material if it has any, the rediss:// nodes use. Empty means the JDK's default
+		 * trust store. Single mode uses the bundle of spring.data.redis.ssl unless this
+		 * is set.
+		 */
+		private String bundle;
+
+		public String getBundle() {
+			return this.bundle;
+		}
+
+		public void setBundle(String bundle) {
+			this.bundle = bundle;
 		}
 
 	}

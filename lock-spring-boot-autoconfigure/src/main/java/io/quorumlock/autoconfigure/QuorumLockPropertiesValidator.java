@@ -39,6 +39,10 @@ final class QuorumLockPropertiesValidator {
 			throw new InvalidQuorumLockPropertyException("quorumlock.sync-replicas",
 					Integer.toString(properties.getSyncReplicas()), "must not be negative");
 		}
+		if (properties.getMaxKeyLength() < 1) {
+			throw new InvalidQuorumLockPropertyException("quorumlock.max-key-length",
+					Integer.toString(properties.getMaxKeyLength()), "must be positive");
+		}
 		positive("quorumlock.fencing.counter-ttl", properties.getFencing().getCounterTtl());
 		Duration lease = positive("quorumlock.lease", properties.getLease());
 		notNegative("quorumlock.wait-at-most", properties.getWaitAtMost());

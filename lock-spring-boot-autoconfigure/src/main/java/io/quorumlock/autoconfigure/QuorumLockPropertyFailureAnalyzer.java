@@ -48,6 +48,14 @@ class QuorumLockPropertyFailureAnalyzer extends AbstractFailureAnalyzer<InvalidQ
 			return "Lower quorumlock.node-timeout or lengthen the lease it names: a lease must be longer than three "
 					+ "node timeouts, because its renewal every lease/3 has to fit in it.";
 		}
+		if (property.equals("quorumlock.ssl.bundle")) {
+			return "Define the SSL bundle under spring.ssl.bundle.pem.<name> (or .jks.<name>) with the CA that signed "
+					+ "the Redis certificates as its truststore, or remove quorumlock.ssl.bundle to use the JDK's "
+					+ "default trust store.";
+		}
+		if (property.equals("quorumlock.max-key-length")) {
+			return "Set quorumlock.max-key-length to a positive number of characters (512 by default).";
+		}
 		if (property.equals("quorumlock.clock-drift-factor")) {
 			return "Set quorumlock.clock-drift-factor to at least 0 and below 0.5 (0.01 by default).";
 		}

@@ -2,6 +2,8 @@ package io.quorumlock.autoconfigure;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -12,7 +14,9 @@ import io.quorumlock.redis.QuorumLockEngine;
 
 /**
  * Quorum mode: the engine on the independent masters listed in {@code quorumlock.nodes},
- * with its own Lettuce resources (tuned to reconnect quickly to a restarted node).
+ * with its own Lettuce resources (tuned to reconnect quickly to a restarted node) and,
+ * for {@code rediss://} nodes, the trust of the SSL bundle named by
+ * {@code quorumlock.ssl.bundle}.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnMissingBean(DistributedLockRegistry.class)
@@ -21,10 +25,16 @@ class QuorumModeConfiguration {
 
 	@Bean(destroyMethod = "close")
 	QuorumLockEngine quorumLockEngine(QuorumLockProperties properties, ObjectProvider<LockListener> listeners,
-			ObjectProvider<QuorumLockEngineCustomizer> customizers) {
+			ObjectProvider<QuorumLockEngineCustomizer> customizers, ObjectProvider<SslBundles> sslBundles) {
 		QuorumLockEngineConfigurer configurer = new QuorumLockEngineConfigurer(properties, listeners, customizers);
 		configurer.validate();
-		return configurer.build(QuorumLockEngine.builder().redisUris(QuorumNodes.toRedisUris(properties.getNodes())));
+		QuorumLockEngine.Builder builder = QuorumLockEngine.builder()
+			.redisUris(QuorumNodes.toRedisUris(properties.getNodes()));
+		SslBundle bundle = QuorumLockSsl.configuredBundle(properties, sslBundles.getIfAvailable());
+		if (bundle != null) {
+			builder.sslOptions(QuorumLockSsl.sslOptions(bundle));
+		}
+		return configurer.build(builder);
 	}
 
 }

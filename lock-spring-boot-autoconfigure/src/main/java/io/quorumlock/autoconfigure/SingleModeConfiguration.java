@@ -10,6 +10,8 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
 import org.springframework.boot.autoconfigure.data.redis.RedisProperties;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -36,7 +38,8 @@ class SingleModeConfiguration {
 	@Bean(destroyMethod = "close")
 	QuorumLockEngine quorumLockEngine(QuorumLockProperties properties, ObjectProvider<LockListener> listeners,
 			ObjectProvider<QuorumLockEngineCustomizer> customizers, @Nullable RedisConnectionDetails connection,
-			ObjectProvider<RedisProperties> redisProperties, @Nullable ClientResources clientResources) {
+			ObjectProvider<RedisProperties> redisProperties, @Nullable ClientResources clientResources,
+			ObjectProvider<SslBundles> sslBundles) {
 		// ClientResources is a direct (nullable) parameter, not an ObjectProvider, so
 		// that the
 		// engine is registered as its dependent and closed before Boot shuts it down
@@ -52,6 +55,10 @@ class SingleModeConfiguration {
 		}
 		if (clientResources != null) {
 			builder.clientResources(clientResources);
+		}
+		SslBundle bundle = sslBundle(properties, connection, sslBundles.getIfAvailable());
+		if (bundle != null) {
+			builder.sslOptions(QuorumLockSsl.sslOptions(bundle));
 		}
 		return configurer.build(builder);
 	}
@@ -123,6 +130,22 @@ class SingleModeConfiguration {
 			}
 		}
 		return uri;
+	}
+
+	/**
+	 * The bundle the connection trusts: {@code quorumlock.ssl.bundle} if set, else the
+	 * one of {@code spring.data.redis}, else none (the JDK's default trust store).
+	 */
+	private static SslBundle sslBundle(QuorumLockProperties properties, RedisConnectionDetails connection,
+			SslBundles bundles) {
+		SslBundle configured = QuorumLockSsl.configuredBundle(properties, bundles);
+		if (configured != null || connection == null) {
+			return configured;
+		}
+		if (connection.getSentinel() != null) {
+			return connection.getSentinel().getSslBundle();
+		}
+		return (connection.getStandalone() != null) ? connection.getStandalone().getSslBundle() : null;
 	}
 
 	private static RedisURI standalone(RedisConnectionDetails.Standalone standalone) {

@@ -28,6 +28,7 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -123,6 +124,8 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 	private final Fencing fencing;
 
+	private final int maxKeyLength;
+
 	private QuorumLockEngine(Builder builder, List<RedisURI> uris) {
 		this.keyPrefix = builder.keyPrefix;
 		this.defaults = builder.defaults.orElse(Builder.BUILT_IN);
@@ -137,6 +140,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		this.rejoinDelay = builder.rejoinDelay;
 		this.syncReplicas = builder.syncReplicas;
 		this.fencing = new Fencing(this, builder.fencingCounterTtl.toMillis());
+		this.maxKeyLength = builder.maxKeyLength;
 		long longest = this.defaults.lease().orElseThrow().toNanos();
 		for (LockOptions options : this.instances.values()) {
 			longest = Math.max(longest, options.orElse(this.defaults).lease().orElseThrow().toNanos());
@@ -157,17 +161,19 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 				? builder.nodeTimeout.multipliedBy(10) : Duration.ofSeconds(1);
 		List<RedisNode> list = new ArrayList<>(uris.size());
 		ReleaseSignals[] signalsRef = new ReleaseSignals[1];
+		String probeKey = LockKeys.lockKey(this.keyPrefix, "", "quorumlock:probe");
 		for (RedisURI uri : uris) {
 			String[] address = { uri.getHost() + ":" + uri.getPort() };
-			list.add(new RedisNode(uri, this.resources, commandTimeout, commandTimeout, this.scheduler, this.nanoClock,
-					(channel) -> signalsRef[0].onMessage(channel),
+			list.add(new RedisNode(uri, this.resources, builder.sslOptions, commandTimeout, commandTimeout,
+					this.scheduler, this.nanoClock, probeKey, (channel) -> signalsRef[0].onMessage(channel),
 					(error) -> this.listener.onNodeError(address[0], error)));
 		}
 		if (!builder.clusterSeeds.isEmpty()) {
 			// single mode on a Redis Cluster: the whole cluster is the one node
 			RedisNode[] cluster = new RedisNode[1];
-			cluster[0] = RedisNode.cluster(builder.clusterSeeds, this.resources, commandTimeout, commandTimeout,
-					this.scheduler, this.nanoClock, (channel) -> signalsRef[0].onMessage(channel),
+			cluster[0] = RedisNode.cluster(builder.clusterSeeds, this.resources, builder.sslOptions, commandTimeout,
+					commandTimeout, this.scheduler, this.nanoClock, probeKey,
+					(channel) -> signalsRef[0].onMessage(channel),
 					(error) -> this.listener.onNodeError(cluster[0].address(), error));
 			list.add(cluster[0]);
 		}
@@ -491,6 +497,9 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		}
 		List<String> redisKeys = new ArrayList<>(request.keys().size());
 		for (String key : request.keys()) {
+			if (key.length() > this.maxKeyLength) {
+				throw new LockKeyException(tooLong(request, key));
+			}
 			redisKeys.add(LockKeys.lockKey(this.keyPrefix, request.name(), key));
 		}
 		ResolvedRequest resolved = new ResolvedRequest(request, List.copyOf(redisKeys), lease,
@@ -505,6 +514,13 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 					+ resolved.holdAtMost().get().toMillis() + " ms is shorter than lease " + lease.toMillis() + " ms");
 		}
 		return resolved;
+	}
+
+	private String tooLong(LockRequest request, String key) {
+		String name = request.name().isEmpty() ? "" : "'" + request.name() + "' ";
+		return "lock " + name + "key '" + key.substring(0, Math.min(32, key.length())) + "...' is " + key.length()
+				+ " characters long, above the maximum of " + this.maxKeyLength
+				+ " (quorumlock.max-key-length, QuorumLockEngine.Builder.maxKeyLength)";
 	}
 
 	private String resolveQuietly(LockRequest request) {
@@ -794,6 +810,9 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		/** Default upper bound of the jittered retry delay. */
 		public static final Duration DEFAULT_RETRY_MAX = Duration.ofMillis(200);
 
+		/** Default longest lock key, in characters. */
+		public static final int DEFAULT_MAX_KEY_LENGTH = 512;
+
 		static final LockOptions BUILT_IN = LockOptions.none()
 			.lease(DEFAULT_LEASE)
 			.waitAtMost(Duration.ZERO)
@@ -833,7 +852,35 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 		private Duration fencingCounterTtl = DEFAULT_FENCING_COUNTER_TTL;
 
+		private int maxKeyLength = DEFAULT_MAX_KEY_LENGTH;
+
+		private SslOptions sslOptions;
+
 		private Builder() {
+		}
+
+		/**
+		 * Longest lock key accepted, in characters: the key a request or an annotation
+		 * gives, before the prefix and the name are added. A longer key is refused with a
+		 * {@link LockKeyException} before anything is sent to Redis.
+		 * @param maxKeyLength a positive number (default 512)
+		 * @return this builder
+		 */
+		public Builder maxKeyLength(int maxKeyLength) {
+			this.maxKeyLength = maxKeyLength;
+			return this;
+		}
+
+		/**
+		 * TLS settings for the {@code rediss://} nodes: the trust store (for a private
+		 * CA), a client certificate, protocols and cipher suites. Without it Lettuce uses
+		 * the JDK's default trust store. Nodes given as {@code redis://} stay plain text.
+		 * @param sslOptions the Lettuce TLS options
+		 * @return this builder
+		 */
+		public Builder sslOptions(SslOptions sslOptions) {
+			this.sslOptions = requireNonNull(sslOptions, "sslOptions");
+			return this;
 		}
 
 		/**
@@ -1075,6 +1122,9 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			if (this.retryMin.isNegative() || this.retryMax.compareTo(this.retryMin) < 0) {
 				throw new IllegalArgumentException("retryDelay must satisfy 0 <= min <= max, was "
 						+ this.retryMin.toMillis() + " ms.." + this.retryMax.toMillis() + " ms");
+			}
+			if (this.maxKeyLength < 1) {
+				throw new IllegalArgumentException("maxKeyLength must be positive, was " + this.maxKeyLength);
 			}
 			LockOptions effective = this.defaults.orElse(BUILT_IN);
 			checkLease("defaults", effective);

@@ -17,6 +17,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisNoScriptException;
@@ -26,6 +27,7 @@ import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -106,45 +108,64 @@ final class RedisNode implements AutoCloseable {
 
 	private volatile boolean readingUptime;
 
+	/** Key the script permission probe reads; inside the key prefix. */
+	private final String probeKey;
+
+	/**
+	 * Why this node refuses grants (the user may not run the lock scripts), else null.
+	 */
+	private volatile String refusal;
+
+	/** Redis's own text for the last failed connection attempt, else null. */
+	private volatile String connectFailure;
+
 	/**
 	 * @param uri the node; its password never leaves this class
 	 * @param resources shared Lettuce resources
+	 * @param sslOptions TLS settings for a {@code rediss://} node, or null for Lettuce's
+	 * defaults
 	 * @param commandTimeout Lettuce's own bound on a command, a safety net behind the
 	 * per-round node timeout so that commands to a stalled node do not pile up
 	 * @param connectTimeout TCP connect timeout
+	 * @param probeKey a key under the lock prefix that the script permission probe reads
 	 * @param onMessage called with the channel of every release message
 	 * @param onError called with every connection failure of this node
 	 */
-	RedisNode(RedisURI uri, ClientResources resources, Duration commandTimeout, Duration connectTimeout,
-			ScheduledExecutorService scheduler, LongSupplier nanoClock, Consumer<String> onMessage,
-			Consumer<Throwable> onError) {
-		this(uri, null, resources, commandTimeout, connectTimeout, scheduler, nanoClock, onMessage, onError);
+	RedisNode(RedisURI uri, ClientResources resources, SslOptions sslOptions, Duration commandTimeout,
+			Duration connectTimeout, ScheduledExecutorService scheduler, LongSupplier nanoClock, String probeKey,
+			Consumer<String> onMessage, Consumer<Throwable> onError) {
+		this(uri, null, resources, sslOptions, commandTimeout, connectTimeout, scheduler, nanoClock, probeKey,
+				onMessage, onError);
 	}
 
 	/**
 	 * A whole Redis Cluster as one node, reached through any of {@code seeds}; otherwise
 	 * as
-	 * {@link #RedisNode(RedisURI, ClientResources, Duration, Duration, ScheduledExecutorService, LongSupplier, Consumer, Consumer)
+	 * {@link #RedisNode(RedisURI, ClientResources, SslOptions, Duration, Duration, ScheduledExecutorService, LongSupplier, String, Consumer, Consumer)
 	 * the node constructor}.
 	 */
-	static RedisNode cluster(List<RedisURI> seeds, ClientResources resources, Duration commandTimeout,
-			Duration connectTimeout, ScheduledExecutorService scheduler, LongSupplier nanoClock,
-			Consumer<String> onMessage, Consumer<Throwable> onError) {
-		return new RedisNode(null, List.copyOf(seeds), resources, commandTimeout, connectTimeout, scheduler, nanoClock,
-				onMessage, onError);
+	static RedisNode cluster(List<RedisURI> seeds, ClientResources resources, SslOptions sslOptions,
+			Duration commandTimeout, Duration connectTimeout, ScheduledExecutorService scheduler,
+			LongSupplier nanoClock, String probeKey, Consumer<String> onMessage, Consumer<Throwable> onError) {
+		return new RedisNode(null, List.copyOf(seeds), resources, sslOptions, commandTimeout, connectTimeout, scheduler,
+				nanoClock, probeKey, onMessage, onError);
 	}
 
-	private RedisNode(RedisURI uri, List<RedisURI> seeds, ClientResources resources, Duration commandTimeout,
-			Duration connectTimeout, ScheduledExecutorService scheduler, LongSupplier nanoClock,
-			Consumer<String> onMessage, Consumer<Throwable> onError) {
+	private RedisNode(RedisURI uri, List<RedisURI> seeds, ClientResources resources, SslOptions sslOptions,
+			Duration commandTimeout, Duration connectTimeout, ScheduledExecutorService scheduler,
+			LongSupplier nanoClock, String probeKey, Consumer<String> onMessage, Consumer<Throwable> onError) {
 		this.uri = uri;
+		this.probeKey = probeKey;
 		this.address = (uri != null) ? uri.getHost() + ":" + uri.getPort() : clusterAddress(seeds);
 		this.scheduler = scheduler;
 		this.nanoClock = nanoClock;
 		this.onMessage = onMessage;
 		this.onError = onError;
-		ClientOptions options = ClientOptions.builder()
-			.autoReconnect(true)
+		ClientOptions.Builder builder = ClientOptions.builder();
+		if (sslOptions != null) {
+			builder.sslOptions(sslOptions);
+		}
+		ClientOptions options = builder.autoReconnect(true)
 			.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
 			.timeoutOptions(TimeoutOptions.enabled(commandTimeout))
 			.socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
@@ -180,6 +201,7 @@ final class RedisNode implements AutoCloseable {
 					// a reconnect: the server may be a new process
 					RedisNode.this.startedAt = UNKNOWN;
 					RedisNode.this.scheduler.execute(RedisNode.this::readUptime);
+					RedisNode.this.scheduler.execute(RedisNode.this::probeScripts);
 				}
 			}
 
@@ -322,14 +344,17 @@ final class RedisNode implements AutoCloseable {
 			this.connection = conn;
 			this.commands = (conn instanceof StatefulRedisClusterConnection<String, String> cluster) ? cluster.async()
 					: ((StatefulRedisConnection<String, String>) conn).async();
+			this.connectFailure = null;
 			// Load the scripts now so that the first EVALSHA finds them (on a cluster
 			// Lettuce loads them on every master).
 			for (Script script : Script.ALL) {
 				this.commands.scriptLoad(script.text());
 			}
-			return (conn instanceof StatefulRedisClusterConnection<String, String> cluster) ? warmUp(cluster)
-					: readUptime();
+			return probeScripts()
+				.thenCompose((probed) -> (conn instanceof StatefulRedisClusterConnection<String, String> cluster)
+						? warmUp(cluster) : readUptime());
 		}).exceptionally((error) -> {
+			this.connectFailure = reason(error);
 			this.onError.accept(unwrap(error));
 			Duration next = retryIn.multipliedBy(2);
 			this.scheduler.schedule(() -> connect((next.compareTo(MAX_CONNECT_RETRY) > 0) ? MAX_CONNECT_RETRY : next),
@@ -438,6 +463,25 @@ final class RedisNode implements AutoCloseable {
 	}
 
 	/**
+	 * Run the release script once on a key no lock uses (it only reads it): a user whose
+	 * ACL forbids the scripts or the commands inside them ({@code NOPERM}) could take a
+	 * lock with {@code SET} but never renew nor release it, so such a node refuses grants
+	 * until a later probe (on the next reconnect) succeeds.
+	 */
+	private CompletableFuture<Void> probeScripts() {
+		if (this.commands == null || this.closed) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return eval(Script.RELEASE, this.probeKey, "-", LockKeys.channel(this.probeKey)).handle((result, error) -> {
+			String text = (error != null) ? reason(error) : null;
+			if (text == null || text.contains("NOPERM")) {
+				this.refusal = text;
+			}
+			return null;
+		});
+	}
+
+	/**
 	 * {@code SET key token NX PX lease}: completes with true if set, false if the key
 	 * exists.
 	 */
@@ -445,6 +489,11 @@ final class RedisNode implements AutoCloseable {
 		RedisClusterAsyncCommands<String, String> c = this.commands;
 		if (c == null) {
 			return notConnected();
+		}
+		String refused = this.refusal;
+		if (refused != null) {
+			return CompletableFuture.failedFuture(new RedisCommandExecutionException(
+					"refuses grants, this user may not run the lock scripts: " + refused));
 		}
 		return c.set(key, token, SetArgs.Builder.nx().px(leaseMillis)).toCompletableFuture().thenApply("OK"::equals);
 	}
@@ -546,7 +595,33 @@ final class RedisNode implements AutoCloseable {
 	}
 
 	private <T> CompletableFuture<T> notConnected() {
-		return CompletableFuture.failedFuture(new RedisConnectionException("not connected to " + this.address));
+		String last = this.connectFailure;
+		return CompletableFuture.failedFuture(
+				new RedisConnectionException("not connected" + ((last != null) ? ", last attempt: " + last : "")));
+	}
+
+	/**
+	 * What went wrong, in Redis's own words where there are any: Lettuce wraps a refused
+	 * handshake ({@code NOAUTH}, {@code WRONGPASS}) in "Unable to connect", so the
+	 * innermost error reply is preferred. Never contains a password: neither Lettuce nor
+	 * Redis repeats one.
+	 */
+	static String reason(Throwable error) {
+		Throwable t = unwrap(error);
+		for (Throwable cause = t; cause != null; cause = cause.getCause()) {
+			if (cause instanceof RedisCommandExecutionException && cause.getMessage() != null) {
+				return cause.getMessage();
+			}
+		}
+		Throwable root = t;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		String message = (t.getMessage() != null) ? t.getMessage() : t.getClass().getSimpleName();
+		if (root != t && root.getMessage() != null && !message.contains(root.getMessage())) {
+			message += ": " + root.getMessage();
+		}
+		return message;
 	}
 
 	static Throwable unwrap(Throwable error) {

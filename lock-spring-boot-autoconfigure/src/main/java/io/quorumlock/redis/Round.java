@@ -172,9 +172,8 @@ final class Round {
 		if (answer == Vote.FAILED) {
 			return "not voting";
 		}
-		Throwable t = (Throwable) answer;
-		String message = t.getMessage();
-		return (message != null) ? message : t.getClass().getSimpleName();
+		// Redis's own error text (NOAUTH, WRONGTYPE, OOM, READONLY...), not a wrapper's
+		return RedisNode.reason((Throwable) answer);
 	}
 
 	/**

@@ -30,6 +30,7 @@ class QuorumLockPropertiesTests {
 	void defaultsAreConsistentWithTheEngine() {
 		QuorumLockProperties properties = new QuorumLockProperties();
 		assertThat(properties.getKeyPrefix()).isEqualTo(QuorumLockEngine.Builder.DEFAULT_KEY_PREFIX);
+		assertThat(properties.getMaxKeyLength()).isEqualTo(QuorumLockEngine.Builder.DEFAULT_MAX_KEY_LENGTH);
 		assertThat(properties.getLease()).isEqualTo(QuorumLockEngine.Builder.DEFAULT_LEASE);
 		assertThat(properties.getNodeTimeout()).isEqualTo(QuorumLockEngine.Builder.DEFAULT_NODE_TIMEOUT);
 		assertThat(properties.getClockDriftFactor()).isEqualTo(QuorumLockEngine.Builder.DEFAULT_CLOCK_DRIFT_FACTOR);

@@ -69,6 +69,15 @@ public final class RedisServer {
 
 	private volatile int port = -1;
 
+	/** The {@code requirepass} of the server, or null for none. */
+	private final String password;
+
+	/** TLS files, or null for a plain-text-only server. */
+	private final RedisServers.Tls tls;
+
+	/** The TLS port, picked at the first start; -1 without TLS. */
+	private volatile int tlsPort = -1;
+
 	private volatile Process process;
 
 	private volatile boolean paused;
@@ -81,7 +90,10 @@ public final class RedisServer {
 	/** Number of processes launched, to give each its own log files. */
 	private volatile int launches;
 
-	RedisServer(String name, Path binary, List<String> extraArgs, Duration startupTimeout) {
+	RedisServer(String name, Path binary, List<String> extraArgs, Duration startupTimeout, String password,
+			RedisServers.Tls tls) {
+		this.password = password;
+		this.tls = tls;
 		this.name = name;
 		this.binary = binary;
 		this.extraArgs = List.copyOf(extraArgs);
@@ -114,6 +126,29 @@ public final class RedisServer {
 	 */
 	public String uri() {
 		return "redis://" + HOST + ":" + port();
+	}
+
+	/**
+	 * The TLS port, next to the plain-text port (which the fixture itself uses); it stays
+	 * the same across {@link #kill()} and {@link #restart()}.
+	 * @return the port
+	 * @throws IllegalStateException if the servers were not built with
+	 * {@link RedisServers.Builder#tls}
+	 */
+	public int tlsPort() {
+		int current = this.tlsPort;
+		if (current < 0) {
+			throw new IllegalStateException(this.name + " has no TLS port: build the servers with tls(...)");
+		}
+		return current;
+	}
+
+	/**
+	 * A Lettuce-style URI for the TLS port of this server.
+	 * @return e.g. {@code rediss://127.0.0.1:6391}
+	 */
+	public String tlsUri() {
+		return "rediss://" + HOST + ":" + tlsPort();
 	}
 
 	/**
@@ -219,6 +254,7 @@ public final class RedisServer {
 		kill();
 		deleteDir();
 		release(this.port, this.companionOffset);
+		claimedPorts.remove(this.tlsPort);
 		live.remove(this);
 	}
 
@@ -247,7 +283,7 @@ public final class RedisServer {
 	public Object call(Duration timeout, String... args) {
 		int target = port();
 		try {
-			return Resp.call(HOST, target, timeout, args);
+			return Resp.callAuthenticated(HOST, target, timeout, this.password, args);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(this.name + " (" + HOST + ":" + target + ") " + args[0] + " failed: " + ex,
@@ -396,6 +432,17 @@ public final class RedisServer {
 		List<String> command = new ArrayList<>(List.of(this.binary.toString(), "--port", String.valueOf(targetPort),
 				"--bind", HOST, "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", workDir.toString(),
 				"--logfile", logFile.toString()));
+		if (this.password != null) {
+			command.addAll(List.of("--requirepass", this.password));
+		}
+		if (this.tls != null) {
+			if (this.tlsPort < 0) {
+				this.tlsPort = pickFreePort(0);
+			}
+			command.addAll(List.of("--tls-port", String.valueOf(this.tlsPort), "--tls-cert-file",
+					this.tls.certificate().toString(), "--tls-key-file", this.tls.privateKey().toString(),
+					"--tls-ca-cert-file", this.tls.caCertificate().toString(), "--tls-auth-clients", "no"));
+		}
 		command.addAll(this.extraArgs);
 		Process started;
 		try {
@@ -430,7 +477,7 @@ public final class RedisServer {
 						+ started.exitValue() + " before answering PING on port " + targetPort + "\n" + tail);
 			}
 			try {
-				Object reply = Resp.call(HOST, targetPort, Duration.ofMillis(500), "PING");
+				Object reply = Resp.callAuthenticated(HOST, targetPort, Duration.ofMillis(500), this.password, "PING");
 				if ("PONG".equals(reply)) {
 					verifyOwnProcess(started, targetPort);
 					return;
@@ -459,7 +506,8 @@ public final class RedisServer {
 	private void verifyOwnProcess(Process started, int targetPort) throws PortClash {
 		String info;
 		try {
-			info = (String) Resp.call(HOST, targetPort, DEFAULT_CALL_TIMEOUT, "INFO", "server");
+			info = (String) Resp.callAuthenticated(HOST, targetPort, DEFAULT_CALL_TIMEOUT, this.password, "INFO",
+					"server");
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(this.name + ": INFO failed on port " + targetPort, ex);

@@ -48,6 +48,10 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 
 	private final boolean cluster;
 
+	private final String password;
+
+	private final Tls tls;
+
 	private volatile List<RedisServer> nodes;
 
 	private volatile Path binary;
@@ -63,6 +67,8 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 		this.args = List.copyOf(builder.args);
 		this.startupTimeout = builder.startupTimeout;
 		this.cluster = builder.cluster;
+		this.password = builder.password;
+		this.tls = builder.tls;
 	}
 
 	/**
@@ -103,7 +109,7 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 		try {
 			for (int i = 0; i < this.size; i++) {
 				RedisServer server = new RedisServer((this.cluster ? "cluster-" : "redis-") + i, resolved, serverArgs,
-						this.startupTimeout);
+						this.startupTimeout, this.password, this.tls);
 				started.add(server);
 				server.startOnFreePort(this.cluster ? ClusterFormation.BUS_PORT_OFFSET : 0);
 			}
@@ -308,6 +314,43 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 	}
 
 	/**
+	 * Whether {@code redis-server} as {@link RedisServers} would resolve it now can serve
+	 * TLS. TLS is a build-time option, and a binary built without it accepts the
+	 * {@code tls-*} settings all the same, so this looks for OpenSSL in the executable
+	 * itself (its {@code SSL_CTX_new} symbol, linked or dynamic).
+	 * @return true if the binary was built with TLS
+	 */
+	public static boolean binarySupportsTls() {
+		Path resolved = RedisBinary.resolve();
+		try {
+			byte[] bytes = java.nio.file.Files.readAllBytes(resolved.toRealPath());
+			byte[] needle = "SSL_CTX_new".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+			outer: for (int i = 0; i + needle.length <= bytes.length; i++) {
+				for (int j = 0; j < needle.length; j++) {
+					if (bytes[i + j] != needle[j]) {
+						continue outer;
+					}
+				}
+				return true;
+			}
+			return false;
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException("Cannot read " + resolved, ex);
+		}
+	}
+
+	/**
+	 * PEM files of a TLS server.
+	 *
+	 * @param certificate the server certificate
+	 * @param privateKey its private key
+	 * @param caCertificate the CA that signed it
+	 */
+	public record Tls(Path certificate, Path privateKey, Path caCertificate) {
+	}
+
+	/**
 	 * Builder for {@link RedisServers}.
 	 */
 	public static final class Builder {
@@ -320,6 +363,10 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 
 		private boolean cluster;
 
+		private String password;
+
+		private Tls tls;
+
 		private Builder() {
 		}
 
@@ -331,6 +378,36 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 		 */
 		public Builder cluster() {
 			this.cluster = true;
+			return this;
+		}
+
+		/**
+		 * Start every server with {@code --requirepass}; the fixture's own calls
+		 * ({@link RedisServer#call}, the start-up PING, the FLUSHALL before each test)
+		 * authenticate with it, the servers' {@link RedisServer#uri()} does not carry it.
+		 * @param password the password of the default user
+		 * @return this builder
+		 */
+		public Builder password(String password) {
+			if (password == null || password.isEmpty()) {
+				throw new IllegalArgumentException("password must not be empty");
+			}
+			this.password = password;
+			return this;
+		}
+
+		/**
+		 * Also listen for TLS on a second free port ({@link RedisServer#tlsPort()},
+		 * {@link RedisServer#tlsUri()}), with these PEM files and without client
+		 * certificates; the plain-text port stays for the fixture's own calls. Needs a
+		 * {@code redis-server} built with TLS (the embedded-redis binary is not).
+		 * @param certificate the server certificate
+		 * @param privateKey its private key
+		 * @param caCertificate the CA that signed it
+		 * @return this builder
+		 */
+		public Builder tls(Path certificate, Path privateKey, Path caCertificate) {
+			this.tls = new Tls(certificate, privateKey, caCertificate);
 			return this;
 		}
 

@@ -31,6 +31,19 @@ final class Resp {
 	 * {@code timeout}
 	 */
 	static Object call(String host, int port, Duration timeout, String... args) throws IOException {
+		return callAuthenticated(host, port, timeout, null, args);
+	}
+
+	/**
+	 * Send {@code AUTH password} (when a password is given), then one command, and read
+	 * the command's reply.
+	 * @return {@code String}, {@code Long}, {@code List<Object>} or {@code null}
+	 * @throws RedisErrorReply for an error reply to AUTH or to the command
+	 * @throws IOException if the connection fails or a reply does not arrive within
+	 * {@code timeout}
+	 */
+	static Object callAuthenticated(String host, int port, Duration timeout, String password, String... args)
+			throws IOException {
 		if (args.length == 0) {
 			throw new IllegalArgumentException("No command given");
 		}
@@ -40,9 +53,16 @@ final class Resp {
 			socket.connect(new InetSocketAddress(host, port), millis);
 			socket.setSoTimeout(millis);
 			OutputStream out = new BufferedOutputStream(socket.getOutputStream());
+			if (password != null) {
+				out.write(encode("AUTH", password));
+			}
 			out.write(encode(args));
 			out.flush();
-			return read(new BufferedInputStream(socket.getInputStream()));
+			BufferedInputStream in = new BufferedInputStream(socket.getInputStream());
+			if (password != null) {
+				read(in);
+			}
+			return read(in);
 		}
 	}
 

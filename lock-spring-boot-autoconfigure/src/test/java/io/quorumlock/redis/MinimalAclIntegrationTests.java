@@ -1,0 +1,115 @@
+package io.quorumlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quorumlock.Lease;
+import io.quorumlock.LockListener;
+import io.quorumlock.LockRequest;
+import io.quorumlock.RegistryStatus;
+import io.quorumlock.testing.RedisServer;
+import io.quorumlock.testing.RedisServers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The whole contract on three masters where quorumlock logs in as an ACL user that may
+ * run only the commands it needs, on keys and channels under its prefix: acquire, a
+ * waiter woken by the release message, renewal, fencing, release, and the restart guard's
+ * {@code INFO}. The user's rules are {@link #RULES}, the line the documentation gives.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class MinimalAclIntegrationTests {
+
+	/**
+	 * What quorumlock sends: SET (acquire), EVALSHA and EVAL (the scripts, EVAL only
+	 * after NOSCRIPT), SCRIPT LOAD (preloading them on connect), INFO (the restart
+	 * guard), SUBSCRIBE and UNSUBSCRIBE (waiters); what the scripts call: GET, DEL,
+	 * PUBLISH, PEXPIRE, EXISTS, TIME, INCR, SET. HELLO and AUTH need no rule.
+	 */
+	static final String[] RULES = { "on", ">acl-test-pw", "resetkeys", "~lock:*", "resetchannels", "&lock:*", "-@all",
+			"+set", "+evalsha", "+eval", "+info", "+subscribe", "+unsubscribe", "+get", "+del", "+publish", "+pexpire",
+			"+exists", "+time", "+incr" };
+
+	@RegisterExtension
+	static final RedisServers redis = RedisServers.start(3);
+
+	private final AtomicInteger renewals = new AtomicInteger();
+
+	private final List<String> nodeErrors = new CopyOnWriteArrayList<>();
+
+	@BeforeEach
+	void createUser() {
+		for (RedisServer node : redis.nodes()) {
+			List<String> command = new ArrayList<>(List.of("ACL", "SETUSER", "quorumlock", "reset"));
+			command.addAll(List.of(RULES));
+			node.call(command.toArray(String[]::new));
+		}
+	}
+
+	@Test
+	void userWithOnlyTheNeededCommandsServesTheWholeContract() throws Exception {
+		List<String> uris = redis.nodes()
+			.stream()
+			.map((node) -> "redis://quorumlock:acl-test-pw@127.0.0.1:" + node.port())
+			.toList();
+		try (QuorumLockEngine engine = QuorumLockEngine.builder()
+			.nodes(uris)
+			.rejoinDelay(Duration.ofSeconds(1))
+			.nodeTimeout(Duration.ofMillis(500))
+			// a waiter that polled would not try again within its wait: only the
+			// release message can wake it in time
+			.retryDelay(Duration.ofSeconds(30), Duration.ofSeconds(30))
+			.listener(new LockListener() {
+				@Override
+				public void onRenewed(LockRequest request, Lease lease) {
+					MinimalAclIntegrationTests.this.renewals.incrementAndGet();
+				}
+
+				@Override
+				public void onNodeError(String node, Throwable error) {
+					MinimalAclIntegrationTests.this.nodeErrors.add(node + ": " + error);
+				}
+			})
+			.build()) {
+			// restart guard: INFO server read the uptime of every node
+			await().atMost(Duration.ofSeconds(20))
+				.untilAsserted(() -> assertThat(engine.nodes()).allMatch(RegistryStatus.Node::voting));
+
+			Lease lease = engine.acquire(LockRequest.of("acl").lease(Duration.ofSeconds(3)).renew(true));
+			for (RedisServer node : redis.nodes()) {
+				assertThat(node.get("lock:{acl}")).hasSize(40);
+			}
+			long token = lease.fencingToken();
+			assertThat(token).isPositive();
+
+			CompletableFuture<Lease> waiter = CompletableFuture
+				.supplyAsync(() -> engine.acquire(LockRequest.of("acl").waitAtMost(Duration.ofSeconds(30))));
+			// renewal keeps the lease past its first 3 s
+			await().atMost(Duration.ofSeconds(20)).until(() -> this.renewals.get() >= 3);
+			assertThat(lease.isValid()).isTrue();
+			assertThat(waiter).isNotDone();
+
+			lease.release();
+			Lease next = waiter.get(10, TimeUnit.SECONDS);
+			assertThat(next.fencingToken()).isGreaterThan(token);
+			next.release();
+			for (RedisServer node : redis.nodes()) {
+				assertThat(node.exists("lock:{acl}")).isFalse();
+			}
+		}
+		assertThat(this.nodeErrors).isEmpty();
+	}
+
+}

@@ -1,7 +1,10 @@
 package io.quorumlock.actuate;
 
 import java.lang.System.Logger.Level;
+import java.security.Principal;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -13,8 +16,8 @@ import io.quorumlock.RegistryStatus;
 /**
  * The {@code locks} endpoint with its guarded write operation, {@code DELETE
  * /actuator/locks/{key}}: deletes a lock key on every node whoever holds it, audited at
- * WARN. Registered instead of {@link LocksEndpoint} only when
- * {@code quorumlock.actuator.force-unlock-enabled=true}.
+ * WARN with the key and the caller's principal. Registered instead of
+ * {@link LocksEndpoint} only when {@code quorumlock.actuator.force-unlock-enabled=true}.
  */
 @Endpoint(id = "locks")
 public class LocksWriteEndpoint extends LocksEndpoint {
@@ -32,16 +35,26 @@ public class LocksWriteEndpoint extends LocksEndpoint {
 
 	/**
 	 * Force a lock open.
+	 * @param securityContext the caller, for the audit line
 	 * @param key the full Redis key, such as {@code lock:orders:{42}} (URL-encode the
 	 * braces)
 	 * @return the key and how many nodes had it
+	 * @throws InvalidEndpointRequestException (HTTP 400) if the key is outside the
+	 * registry's key prefix
 	 */
 	@DeleteOperation
-	public ForceUnlockDescriptor forceUnlock(@Selector(match = Match.ALL_REMAINING) String... key) {
+	public ForceUnlockDescriptor forceUnlock(SecurityContext securityContext,
+			@Selector(match = Match.ALL_REMAINING) String... key) {
 		String redisKey = String.join("/", key);
-		log.log(Level.WARNING, "Actuator force-unlock of lock key " + redisKey);
-		int nodes = admin().forceUnlock(redisKey);
-		return new ForceUnlockDescriptor(redisKey, nodes);
+		Principal principal = (securityContext != null) ? securityContext.getPrincipal() : null;
+		String caller = (principal != null) ? principal.getName() : "an unauthenticated caller";
+		log.log(Level.WARNING, "Actuator force-unlock of lock key " + redisKey + " by " + caller);
+		try {
+			return new ForceUnlockDescriptor(redisKey, admin().forceUnlock(redisKey));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), "not a lock key");
+		}
 	}
 
 	/**

@@ -4,19 +4,25 @@ import java.lang.reflect.UndeclaredThrowableException;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.Lock;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
+import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockRequest;
+import io.quorumlock.QuorumUnavailableException;
 
 /**
  * A {@link DistributedLockRegistry} that wraps every acquisition in a Micrometer
  * {@link Observation} named {@value #NAME}, so a trace shows the time spent waiting for a
  * lock. Low-cardinality key values only: {@code lock} (the request's label) and
- * {@code outcome}. The {@link Lock} view is passed through unobserved.
+ * {@code outcome}: {@code acquired}, {@code not_acquired} (an empty
+ * {@link #tryAcquire(LockRequest)}), or the failure as the {@code distributed.lock.wait}
+ * meter names it ({@code timeout}, {@code quorum_unavailable}, {@code error}). The
+ * {@link Lock} view is passed through unobserved.
  */
 public class ObservedLockRegistry implements DistributedLockRegistry {
 
@@ -43,6 +49,17 @@ public class ObservedLockRegistry implements DistributedLockRegistry {
 			.lowCardinalityKeyValue("lock", request.label());
 	}
 
+	/** The failure as the {@code distributed.lock.wait} meter's outcome names it. */
+	static String outcome(Throwable failure) {
+		if (failure instanceof LockNotAcquiredException) {
+			return "timeout";
+		}
+		if (failure instanceof QuorumUnavailableException) {
+			return "quorum_unavailable";
+		}
+		return "error";
+	}
+
 	@Override
 	public Lease acquire(LockRequest request) {
 		Observation observation = observation(request).start();
@@ -52,7 +69,7 @@ public class ObservedLockRegistry implements DistributedLockRegistry {
 			return lease;
 		}
 		catch (RuntimeException ex) {
-			observation.lowCardinalityKeyValue("outcome", "failed").error(ex);
+			observation.lowCardinalityKeyValue("outcome", outcome(ex)).error(ex);
 			throw ex;
 		}
 		finally {
@@ -69,7 +86,7 @@ public class ObservedLockRegistry implements DistributedLockRegistry {
 			return lease;
 		}
 		catch (RuntimeException ex) {
-			observation.lowCardinalityKeyValue("outcome", "failed").error(ex);
+			observation.lowCardinalityKeyValue("outcome", outcome(ex)).error(ex);
 			throw ex;
 		}
 		finally {
@@ -83,7 +100,9 @@ public class ObservedLockRegistry implements DistributedLockRegistry {
 		CompletableFuture<Lease> lease = this.delegate.acquireAsync(request);
 		lease.whenComplete((granted, error) -> {
 			if (error != null) {
-				observation.lowCardinalityKeyValue("outcome", "failed").error(error);
+				Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause()
+						: error;
+				observation.lowCardinalityKeyValue("outcome", outcome(cause)).error(cause);
 			}
 			else {
 				observation.lowCardinalityKeyValue("outcome", "acquired");

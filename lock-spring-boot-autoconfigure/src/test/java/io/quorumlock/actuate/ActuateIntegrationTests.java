@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.health.CompositeHealthContributor;
 import org.springframework.boot.actuate.health.HealthContributor;
 import org.springframework.boot.actuate.health.HealthIndicator;
@@ -156,9 +157,11 @@ class ActuateIntegrationTests {
 		});
 		try (Lease blocker = this.other.acquire(request())) {
 			assertThat(observed.tryAcquire(request())).isEmpty();
+			assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(() -> observed.acquire(request()));
 		}
 		assertThat(seen).containsExactly("distributed.lock.acquire OrderService.pay acquired",
-				"distributed.lock.acquire OrderService.pay not_acquired");
+				"distributed.lock.acquire OrderService.pay not_acquired",
+				"distributed.lock.acquire OrderService.pay timeout");
 	}
 
 	@Test
@@ -189,7 +192,8 @@ class ActuateIntegrationTests {
 	void writeEndpointForcesALockOpen() {
 		LocksWriteEndpoint endpoint = new LocksWriteEndpoint(this.locks, this.locks);
 		Lease lease = this.other.acquire(request().renew(false));
-		LocksWriteEndpoint.ForceUnlockDescriptor result = endpoint.forceUnlock(("lock:{" + this.key + "}").split("/"));
+		LocksWriteEndpoint.ForceUnlockDescriptor result = endpoint.forceUnlock(SecurityContext.NONE,
+				("lock:{" + this.key + "}").split("/"));
 		assertThat(result.deletedOnNodes()).isEqualTo(3);
 		assertThat(this.locks.tryAcquire(request())).hasValueSatisfying(Lease::release);
 		lease.releaseAsync();

@@ -1,0 +1,48 @@
+package io.quorumlock.autoconfigure;
+
+import io.micrometer.observation.ObservationRegistry;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Primary;
+
+import io.quorumlock.DistributedLockRegistry;
+import io.quorumlock.actuate.ObservedLockRegistry;
+import io.quorumlock.redis.QuorumLockEngine;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} of a Micrometer {@link io.micrometer.observation.Observation}
+ * around lock acquisition, when the application has an {@link ObservationRegistry}.
+ * <p>
+ * The observation wraps the registry rather than listening to it: a listener hears of a
+ * grant only after the wait, too late to open a span that covers it. So this registers an
+ * {@link ObservedLockRegistry} over the auto-configured engine as the
+ * {@link Primary @Primary} {@link DistributedLockRegistry}: the {@code @DistributedLock}
+ * aspect and every application bean that injects a {@code DistributedLockRegistry} get
+ * the observed one, with no change to their code, while the engine stays a bean of its
+ * own type for the status, the endpoint and the health indicator. An application that
+ * defines its own registry is left alone. Key values are low-cardinality only: the lock's
+ * label and the outcome, never an evaluated key. Boot's
+ * {@code management.observations.enable.distributed.lock=false} turns the observation
+ * off.
+ */
+@AutoConfiguration(after = QuorumLockAutoConfiguration.class,
+		afterName = "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration")
+@ConditionalOnClass(ObservationRegistry.class)
+@ConditionalOnBooleanProperty(name = "quorumlock.enabled", matchIfMissing = true)
+@ConditionalOnBean({ ObservationRegistry.class, QuorumLockEngine.class })
+public class QuorumLockObservationAutoConfiguration {
+
+	@Bean
+	@Primary
+	@ConditionalOnMissingBean
+	ObservedLockRegistry observedLockRegistry(QuorumLockEngine engine, ObservationRegistry observationRegistry) {
+		return new ObservedLockRegistry(engine, observationRegistry);
+	}
+
+}

@@ -315,8 +315,11 @@ public final class DemoClient {
 			}
 			double count = this.acquired - before.acquired;
 			double seconds = this.waitSeconds - before.waitSeconds;
+			if (count == 0) {
+				return "0 acquisitions";
+			}
 			return String.format(Locale.ROOT, "%.0f acquisitions, mean wait %.0f ms, max %.0f ms (recent)", count,
-					(count > 0) ? seconds * 1000 / count : 0.0, this.maxWaitSeconds * 1000);
+					seconds * 1000 / count, this.maxWaitSeconds * 1000);
 		}
 
 		String delta(Metrics before, String outcome) {

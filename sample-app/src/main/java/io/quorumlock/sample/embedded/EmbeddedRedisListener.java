@@ -65,6 +65,8 @@ public class EmbeddedRedisListener implements SmartApplicationListener {
 
 	private volatile Thread shutdownHook;
 
+	private volatile ConfigurableApplicationContext context;
+
 	@Override
 	public boolean supportsEventType(Class<? extends ApplicationEvent> eventType) {
 		return ApplicationEnvironmentPreparedEvent.class.isAssignableFrom(eventType)
@@ -104,7 +106,11 @@ public class EmbeddedRedisListener implements SmartApplicationListener {
 		EmbeddedRedisMasters started = EmbeddedRedisMasters.start(binary.path(), MASTERS);
 		this.masters = started;
 		// Safety net for a JVM that exits without closing the context; removed on stop().
-		Thread hook = new Thread(started::close, "sample-embedded-redis-shutdown");
+		// It
+		// runs beside Spring Boot's own shutdown hook, so it closes the context first (or
+		// waits
+		// for that close to finish): the masters go last, after the lock engine.
+		Thread hook = new Thread(this::closeContextThenStop, "sample-embedded-redis-shutdown");
 		Runtime.getRuntime().addShutdownHook(hook);
 		this.shutdownHook = hook;
 		Map<String, Object> properties = new LinkedHashMap<>();
@@ -133,9 +139,18 @@ public class EmbeddedRedisListener implements SmartApplicationListener {
 	 * last one: after the lock engine has released its leases and closed its connections.
 	 */
 	private void registerStop(ConfigurableApplicationContext context) {
+		this.context = context;
 		if (this.masters != null && context.getBeanFactory() instanceof DefaultSingletonBeanRegistry registry) {
 			registry.registerDisposableBean("sampleEmbeddedRedisMasters", this::stop);
 		}
+	}
+
+	private void closeContextThenStop() {
+		ConfigurableApplicationContext current = this.context;
+		if (current != null) {
+			current.close();
+		}
+		stop();
 	}
 
 	private void stop() {

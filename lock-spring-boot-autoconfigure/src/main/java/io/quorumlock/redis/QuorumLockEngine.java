@@ -94,6 +94,9 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 	private final ScheduledThreadPoolExecutor scheduler;
 
+	/** Round deadlines: armed and cancelled on every round, so on a timing wheel. */
+	private final Deadlines deadlines;
+
 	private final ClientResources resources;
 
 	private final boolean ownsResources;
@@ -153,6 +156,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			return thread;
 		});
 		this.scheduler.setRemoveOnCancelPolicy(true);
+		this.deadlines = new Deadlines("quorumlock-deadlines");
 		this.ownsResources = builder.clientResources == null;
 		this.resources = this.ownsResources ? DefaultClientResources.builder()
 			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS))
@@ -663,7 +667,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	 */
 	private CompletableFuture<Round.Tally> runRound(int votesNeeded,
 			Function<RedisNode, CompletableFuture<Round.Vote>> command, long timeoutNanos) {
-		return Round.run(this.nodes, votesNeeded, command, timeoutNanos, this.scheduler,
+		return Round.run(this.nodes, votesNeeded, command, timeoutNanos, this.deadlines,
 				(node, error) -> this.listener.onNodeError(node.address(), error));
 	}
 
@@ -765,6 +769,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	@Override
 	public void close() {
 		this.scheduler.shutdownNow();
+		this.deadlines.close();
 		this.nodes.forEach(RedisNode::close);
 		boolean interrupted = false;
 		try {

@@ -3,13 +3,13 @@ package io.quorumlock.redis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+
+import io.netty.util.Timeout;
 
 /**
  * One command fanned out to every node in parallel, with one deadline, counted against
@@ -49,7 +49,7 @@ final class Round {
 
 	private final CompletableFuture<Tally> decided = new CompletableFuture<>();
 
-	private volatile ScheduledFuture<?> deadline;
+	private volatile Timeout deadline;
 
 	private Round(List<RedisNode> nodes, int quorum, BiConsumer<RedisNode, Throwable> onNodeError) {
 		this.nodes = nodes;
@@ -64,7 +64,7 @@ final class Round {
 	 * @param timeoutNanos the deadline, from now
 	 */
 	static CompletableFuture<Tally> run(List<RedisNode> nodes, int quorum,
-			Function<RedisNode, CompletableFuture<Vote>> command, long timeoutNanos, ScheduledExecutorService scheduler,
+			Function<RedisNode, CompletableFuture<Vote>> command, long timeoutNanos, Deadlines deadlines,
 			BiConsumer<RedisNode, Throwable> onNodeError) {
 		Round round = new Round(nodes, quorum, onNodeError);
 		for (int i = 0; i < nodes.size(); i++) {
@@ -90,9 +90,9 @@ final class Round {
 			});
 		}
 		if (!round.decided.isDone()) {
-			round.deadline = scheduler.schedule(round::expire, timeoutNanos, TimeUnit.NANOSECONDS);
+			round.deadline = deadlines.after(timeoutNanos, round::expire);
 			if (round.decided.isDone()) {
-				round.deadline.cancel(false);
+				round.deadline.cancel();
 			}
 		}
 		return round.decided;
@@ -158,9 +158,9 @@ final class Round {
 			}
 		}
 		if (this.decided.complete(new Tally(this.answers.length(), this.quorum, counts[0], counts[1], failures))) {
-			ScheduledFuture<?> d = this.deadline;
+			Timeout d = this.deadline;
 			if (d != null) {
-				d.cancel(false);
+				d.cancel();
 			}
 		}
 	}

@@ -110,7 +110,7 @@ final class Acquisition {
 		ticket.whenComplete((ok, error) -> {
 			timer.cancel(false);
 			if (error != null) {
-				giveUp(notAcquired("queued behind another caller in this process"));
+				giveUp(queuedOut());
 			}
 			else {
 				this.gates++;
@@ -265,6 +265,21 @@ final class Acquisition {
 				this.result.completeExceptionally(failure);
 			}
 		});
+	}
+
+	/**
+	 * The wait ran out in the local queue: contention, unless the caller ahead was kept
+	 * waiting by a missing quorum, which is then what this caller is told too.
+	 */
+	private LockException queuedOut() {
+		long voting = this.engine.nodes().stream().filter((node) -> node.up() && node.voting()).count();
+		if (voting >= this.engine.quorum()) {
+			return notAcquired("queued behind another caller in this process");
+		}
+		return new QuorumUnavailableException(this.request.describe() + ": quorum unavailable: " + voting + " of "
+				+ this.engine.nodes().size() + " nodes voting, quorum " + this.engine.quorum()
+				+ ", while queued behind another caller in this process, " + elapsedMillis(this.engine.nanoTime())
+				+ " ms elapsed" + waited());
 	}
 
 	private LockNotAcquiredException notAcquired(String why) {

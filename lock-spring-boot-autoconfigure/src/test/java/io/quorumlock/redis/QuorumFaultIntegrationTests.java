@@ -124,6 +124,22 @@ class QuorumFaultIntegrationTests {
 	}
 
 	@Test
+	void callerQueuedLocallyBehindAQuorumlessWaitIsToldTheQuorumIsMissing() {
+		redis.node(1).kill();
+		redis.node(2).kill();
+		// the first caller takes the key's local gate and keeps retrying rounds without a
+		// quorum; the second queues behind it in this process until its own wait runs out
+		CompletableFuture<Lease> first = this.locks.acquireAsync(request().waitAtMost(Duration.ofSeconds(2)));
+		assertThatExceptionOfType(QuorumUnavailableException.class)
+			.isThrownBy(() -> this.locks.acquire(request().waitAtMost(Duration.ofMillis(300))))
+			.withMessageContaining("quorum unavailable: 1 of 3 nodes voting, quorum 2")
+			.withMessageContaining("queued behind another caller in this process");
+		assertThat(first).failsWithin(Duration.ofSeconds(10))
+			.withThrowableOfType(java.util.concurrent.ExecutionException.class)
+			.withCauseInstanceOf(QuorumUnavailableException.class);
+	}
+
+	@Test
 	void waitingAcquisitionIsGrantedWhenTheMajorityComesBackWithinTheWait() throws Exception {
 		redis.node(1).kill();
 		redis.node(2).kill();

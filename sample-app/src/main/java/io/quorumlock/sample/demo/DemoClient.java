@@ -166,7 +166,8 @@ public final class DemoClient {
 					answers.computeIfAbsent(response.statusCode(), (s) -> new LongAdder()).increment();
 					if (response.statusCode() >= 500 || response.statusCode() == 423) {
 						slowestRefusal.accumulateAndGet(millis, Math::max);
-						sampleError.putIfAbsent("error", response.statusCode() + " " + detail(response.body()));
+						sampleError.putIfAbsent(String.valueOf(response.statusCode()),
+								response.statusCode() + " " + detail(response.body()));
 					}
 					return null;
 				}));
@@ -209,7 +210,8 @@ public final class DemoClient {
 		System.out.println("quorum unavailable: " + after.delta(before, "quorum_unavailable") + " (metrics)");
 		if (!sampleError.isEmpty()) {
 			System.out.println("slowest refusal:    " + slowestRefusal.get() + " ms");
-			System.out.println("sample refusal:     " + sampleError.get("error"));
+			new java.util.TreeMap<>(sampleError).values()
+				.forEach((error) -> System.out.println("sample refusal:     " + error));
 		}
 		if (duplicates > 0) {
 			System.out.println("FAILED: " + duplicates + " duplicate payment(s)");

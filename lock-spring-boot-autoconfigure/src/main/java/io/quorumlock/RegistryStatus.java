@@ -41,7 +41,7 @@ public interface RegistryStatus {
 	 * @return whether grants are possible
 	 */
 	default boolean quorumAvailable() {
-		return nodes().stream().filter((node) -> node.up() && node.voting()).count() >= quorum();
+		return nodes().stream().filter(Node::countsTowardQuorum).count() >= quorum();
 	}
 
 	/**
@@ -56,6 +56,16 @@ public interface RegistryStatus {
 	 */
 	record Node(String address, boolean up, Duration lastLatency, Duration uptime, boolean voting,
 			Duration heldBackFor) {
+
+		/**
+		 * Whether it counts toward a quorum now: connected, and not held back by the
+		 * restart guard.
+		 * @return whether it can vote in the next round
+		 */
+		public boolean countsTowardQuorum() {
+			return this.up && this.voting;
+		}
+
 	}
 
 	/**

@@ -76,7 +76,7 @@ public final class DistributedLockHealth {
 		@Override
 		protected void doHealthCheck(Health.Builder builder) {
 			List<RegistryStatus.Node> nodes = this.status.nodes();
-			long voting = nodes.stream().filter((node) -> node.up() && node.voting()).count();
+			long voting = nodes.stream().filter(RegistryStatus.Node::countsTowardQuorum).count();
 			builder.status((voting >= this.status.quorum()) ? Status.UP : Status.DOWN)
 				.withDetail("mode", this.status.mode())
 				.withDetail("quorum", this.status.quorum())
@@ -104,7 +104,7 @@ public final class DistributedLockHealth {
 		@Override
 		public Health health() {
 			RegistryStatus.Node node = this.status.nodes().get(this.index);
-			Status state = (node.up() && node.voting()) ? Status.UP : new Status(NOT_VOTING);
+			Status state = node.countsTowardQuorum() ? Status.UP : new Status(NOT_VOTING);
 			return Health.status(state).withDetails(details(node)).build();
 		}
 

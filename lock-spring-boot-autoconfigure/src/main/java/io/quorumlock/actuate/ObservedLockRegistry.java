@@ -6,6 +6,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.Lock;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -62,28 +64,22 @@ public class ObservedLockRegistry implements DistributedLockRegistry {
 
 	@Override
 	public Lease acquire(LockRequest request) {
-		Observation observation = observation(request).start();
-		try {
-			Lease lease = this.delegate.acquire(request);
-			observation.lowCardinalityKeyValue("outcome", "acquired");
-			return lease;
-		}
-		catch (RuntimeException ex) {
-			observation.lowCardinalityKeyValue("outcome", outcome(ex)).error(ex);
-			throw ex;
-		}
-		finally {
-			observation.stop();
-		}
+		return observe(request, () -> this.delegate.acquire(request), (lease) -> "acquired");
 	}
 
 	@Override
 	public Optional<Lease> tryAcquire(LockRequest request) {
+		return observe(request, () -> this.delegate.tryAcquire(request),
+				(lease) -> lease.isPresent() ? "acquired" : "not_acquired");
+	}
+
+	/** A blocking acquisition inside an observation whose outcome the result names. */
+	private <T> T observe(LockRequest request, Supplier<T> acquisition, Function<T, String> outcome) {
 		Observation observation = observation(request).start();
 		try {
-			Optional<Lease> lease = this.delegate.tryAcquire(request);
-			observation.lowCardinalityKeyValue("outcome", lease.isPresent() ? "acquired" : "not_acquired");
-			return lease;
+			T result = acquisition.get();
+			observation.lowCardinalityKeyValue("outcome", outcome.apply(result));
+			return result;
 		}
 		catch (RuntimeException ex) {
 			observation.lowCardinalityKeyValue("outcome", outcome(ex)).error(ex);

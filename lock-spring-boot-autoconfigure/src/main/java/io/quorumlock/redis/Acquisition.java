@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import io.quorumlock.LockException;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.QuorumUnavailableException;
+import io.quorumlock.RegistryStatus;
 
 /**
  * One acquisition, as an asynchronous state machine: for each key in sorted order, take
@@ -272,12 +273,13 @@ final class Acquisition {
 	 * waiting by a missing quorum, which is then what this caller is told too.
 	 */
 	private LockException queuedOut() {
-		long voting = this.engine.nodes().stream().filter((node) -> node.up() && node.voting()).count();
+		List<RegistryStatus.Node> nodes = this.engine.nodes();
+		long voting = nodes.stream().filter(RegistryStatus.Node::countsTowardQuorum).count();
 		if (voting >= this.engine.quorum()) {
 			return notAcquired("queued behind another caller in this process");
 		}
 		return new QuorumUnavailableException(this.request.describe() + ": quorum unavailable: " + voting + " of "
-				+ this.engine.nodes().size() + " nodes voting, quorum " + this.engine.quorum()
+				+ nodes.size() + " nodes voting, quorum " + this.engine.quorum()
 				+ ", while queued behind another caller in this process, " + elapsedMillis(this.engine.nanoTime())
 				+ " ms elapsed" + waited());
 	}

@@ -4,15 +4,16 @@ import java.util.concurrent.TimeUnit;
 
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
+import io.netty.util.TimerTask;
 
 /**
- * The per-round node-timeout deadlines, on a timing wheel. Every round of every
- * acquisition and release arms one and almost always cancels it a millisecond later; on a
- * {@code ScheduledThreadPoolExecutor} each of those is a locked heap insert and removal
- * that also wakes the scheduler thread (the new deadline is the earliest task), which
- * showed in profiles of the benchmarks. Arming a wheel timeout is a lock-free enqueue and
- * cancelling it a CAS; the wheel's thread ticks every {@link #TICK_MILLIS} ms, so a
- * deadline fires at most that much late.
+ * The per-round node-timeout deadlines and the leases' watchdog timers, on a timing
+ * wheel. Every round of every acquisition and release arms one, as does every grant, and
+ * almost always cancels it a millisecond later; on a {@code ScheduledThreadPoolExecutor}
+ * each of those is a locked heap insert and removal that also wakes the scheduler thread
+ * (the new deadline is the earliest task), which showed in profiles of the benchmarks.
+ * Arming a wheel timeout is a lock-free enqueue and cancelling it a CAS; the wheel's
+ * thread ticks every {@link #TICK_MILLIS} ms, so a deadline fires at most that much late.
  */
 final class Deadlines implements AutoCloseable {
 
@@ -35,7 +36,12 @@ final class Deadlines implements AutoCloseable {
 	 * first; the task must not block.
 	 */
 	Timeout after(long delayNanos, Runnable task) {
-		return this.wheel.newTimeout((timeout) -> task.run(), delayNanos, TimeUnit.NANOSECONDS);
+		return after(delayNanos, (timeout) -> task.run());
+	}
+
+	/** As {@link #after(long, Runnable)}, for a task that is its own timer task. */
+	Timeout after(long delayNanos, TimerTask task) {
+		return this.wheel.newTimeout(task, delayNanos, TimeUnit.NANOSECONDS);
 	}
 
 	@Override

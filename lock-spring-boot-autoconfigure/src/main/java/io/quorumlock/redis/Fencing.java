@@ -47,15 +47,15 @@ final class Fencing {
 		CompletableFuture<?>[] increments = new CompletableFuture<?>[keys.size()];
 		for (int i = 0; i < increments.length; i++) {
 			String[] names = { keys.get(i), LockKeys.fenceKey(keys.get(i)) };
-			increments[i] = this.engine
-				.voterRound((node) -> node.eval(Script.FENCE_INCREMENT, names, lease.token(), this.counterTtlMillis)
-					.thenApply((value) -> {
+			increments[i] = this.engine.voterRound(
+					(node) -> node.eval(Script.FENCE_INCREMENT, names, lease.token(), this.counterTtlMillis),
+					(value) -> {
 						if (value < 0) {
-							return Round.Vote.NO;
+							return false;
 						}
 						max.accumulateAndGet(value, Math::max);
-						return Round.Vote.YES;
-					}));
+						return true;
+					});
 		}
 		return CompletableFuture.allOf(increments).thenCompose((ok) -> {
 			check(lease, increments, "incremented");
@@ -68,8 +68,8 @@ final class Fencing {
 			for (int i = 0; i < raises.length; i++) {
 				String[] names = { keys.get(i), LockKeys.fenceKey(keys.get(i)) };
 				raises[i] = this.engine.voterRound(
-						(node) -> node.eval(Script.FENCE_RAISE, names, lease.token(), value, this.counterTtlMillis)
-							.thenApply((raised) -> (raised == 1L) ? Round.Vote.YES : Round.Vote.NO));
+						(node) -> node.eval(Script.FENCE_RAISE, names, lease.token(), value, this.counterTtlMillis),
+						QuorumLockEngine.ONE);
 			}
 			return CompletableFuture.allOf(raises).thenApply((done) -> {
 				check(lease, raises, "raised");

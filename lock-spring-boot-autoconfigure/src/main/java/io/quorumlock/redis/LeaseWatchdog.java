@@ -2,15 +2,15 @@ package io.quorumlock.redis;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Keeps each live lease honest on the engine's one scheduler thread (a task per lease,
- * not a thread): a renewing lease is extended on every node with a compare-and-pexpire
- * every lease/3; a lease that does not renew (or has reached {@code holdAtMost}) is
- * checked when it runs out. A renewal counts only if a quorum extended every key and the
- * lease was still valid when the round began; the new validity is measured from that
- * start, net of drift. Anything else marks the lease lost at once.
+ * Keeps each live lease honest: one timer per lease on the engine's timing wheel, whose
+ * tick runs on the engine's one scheduler thread (no thread per lease). A renewing lease
+ * is extended on every node with a compare-and-pexpire every lease/3; a lease that does
+ * not renew (or has reached {@code holdAtMost}) is checked when it runs out. A renewal
+ * counts only if a quorum extended every key and the lease was still valid when the round
+ * began; the new validity is measured from that start, net of drift. Anything else marks
+ * the lease lost at once.
  */
 final class LeaseWatchdog {
 
@@ -31,8 +31,12 @@ final class LeaseWatchdog {
 		}
 		long now = this.engine.nanoTime();
 		long at = renews(lease, now) ? nextRenewal(lease) : lease.validUntil();
-		lease
-			.watchdog(this.engine.scheduler().schedule(() -> tick(lease), Math.max(0, at - now), TimeUnit.NANOSECONDS));
+		// Armed on every grant and cancelled on almost every release, so on the timing
+		// wheel (a lock-free enqueue and a CAS) rather than the scheduler's locked heap,
+		// which the I/O thread completing the grant would contend for with every
+		// releasing caller. The tick itself runs on the scheduler, off the wheel.
+		lease.watchdog(this.engine.deadlines()
+			.after(Math.max(0, at - now), () -> this.engine.runOnScheduler(() -> tick(lease))));
 		if (lease.isReleased()) {
 			lease.cancelWatchdog(); // released while we scheduled
 		}
@@ -87,8 +91,8 @@ final class LeaseWatchdog {
 		CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
 		for (int i = 0; i < rounds.length; i++) {
 			String key = keys.get(i);
-			rounds[i] = this.engine.voterRound((node) -> node.eval(Script.EXTEND, key, lease.token(), leaseMillis)
-				.thenApply((extended) -> (extended == 1L) ? Round.Vote.YES : Round.Vote.NO));
+			rounds[i] = this.engine.voterRound((node) -> node.eval(Script.EXTEND, key, lease.token(), leaseMillis),
+					QuorumLockEngine.ONE);
 		}
 		CompletableFuture.allOf(rounds).whenComplete((ok, error) -> {
 			long now = this.engine.nanoTime();

@@ -17,6 +17,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -26,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SslOptions;
@@ -281,10 +283,8 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		String channel = LockKeys.channel(redisKey);
 		// every node's answer counts here, so the round waits for all of them (or the
 		// deadline)
-		Round.Tally tally = runRound(this.nodes.size(),
-				(node) -> node.eval(Script.FORCE_RELEASE, redisKey, channel)
-					.thenApply((deleted) -> (deleted == 1L) ? Round.Vote.YES : Round.Vote.NO),
-				this.nodeTimeoutNanos)
+		Round.Tally tally = runRound(this.nodes.size(), (node) -> node.eval(Script.FORCE_RELEASE, redisKey, channel),
+				ONE, this.nodeTimeoutNanos)
 			.join();
 		return tally.yes();
 	}
@@ -576,12 +576,19 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		}
 		lease.cancelWatchdog();
 		List<String> keys = lease.request().redisKeys();
-		CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
-		for (int i = 0; i < rounds.length; i++) {
-			rounds[i] = releaseOnAll(keys.get(i), lease.token());
+		CompletableFuture<?> done;
+		if (keys.size() == 1) {
+			done = releaseOnAll(keys.get(0), lease.token());
+		}
+		else {
+			CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
+			for (int i = 0; i < rounds.length; i++) {
+				rounds[i] = releaseOnAll(keys.get(i), lease.token());
+			}
+			done = CompletableFuture.allOf(rounds);
 		}
 		LeaseLostException loss = lost;
-		return CompletableFuture.allOf(rounds).handle((ok, error) -> {
+		return done.handle((ok, error) -> {
 			keys.forEach(this.gates::leave);
 			this.listener.onReleased(lease.request().request(), lease,
 					Duration.ofNanos(nanoTime() - lease.acquiredAt()));
@@ -610,9 +617,11 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	/** Compare-and-delete a key for a token on every node in parallel, voting or not. */
 	CompletableFuture<Round.Tally> releaseOnAll(String key, String token) {
 		String channel = LockKeys.channel(key);
-		return round((node) -> node.eval(Script.RELEASE, key, token, channel)
-			.thenApply((deleted) -> (deleted == 1L) ? Round.Vote.YES : Round.Vote.NO));
+		return round((node) -> node.eval(Script.RELEASE, key, token, channel), ONE);
 	}
+
+	/** A script's answer that it took effect. */
+	static final Predicate<Long> ONE = (answer) -> answer == 1L;
 
 	/**
 	 * How late Redis may answer a {@code WAIT} past its own timeout: a server checks
@@ -629,45 +638,54 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	 */
 	CompletableFuture<Round.Tally> acquireRound(String key, String token, long leaseMillis) {
 		if (this.syncReplicas == 0) {
-			return voterRound((node) -> node.setIfAbsent(key, token, leaseMillis)
-				.thenApply((set) -> set ? Round.Vote.YES : Round.Vote.NO), this.nodeTimeoutNanos);
+			return voterRound((node) -> node.setIfAbsent(key, token, leaseMillis), RedisNode::isSet,
+					this.nodeTimeoutNanos);
 		}
 		long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(this.nodeTimeoutNanos));
 		return voterRound(
 				(node) -> node.setIfAbsent(key, token, leaseMillis)
-					.thenCompose((set) -> set
-							? node.awaitReplicas(this.syncReplicas, waitMillis).thenApply((ok) -> Round.Vote.YES)
-							: CompletableFuture.completedFuture(Round.Vote.NO)),
-				2 * this.nodeTimeoutNanos + WAIT_TIMER_SLACK_NANOS);
+					.thenCompose((reply) -> RedisNode.isSet(reply)
+							? node.awaitReplicas(this.syncReplicas, waitMillis).thenApply((ok) -> true)
+							: CompletableFuture.completedFuture(false)),
+				Boolean::booleanValue, 2 * this.nodeTimeoutNanos + WAIT_TIMER_SLACK_NANOS);
 	}
 
-	/** Fan a command out to every node with the node timeout as the deadline. */
-	CompletableFuture<Round.Tally> round(Function<RedisNode, CompletableFuture<Round.Vote>> command) {
-		return runRound(this.quorum, command, this.nodeTimeoutNanos);
+	/**
+	 * Fan a command out to every node with the node timeout as the deadline.
+	 * @param took whether a node's answer is a yes vote
+	 */
+	<T> CompletableFuture<Round.Tally> round(Function<RedisNode, ? extends CompletionStage<T>> command,
+			Predicate<? super T> took) {
+		return runRound(this.quorum, command, took, this.nodeTimeoutNanos);
 	}
 
 	/**
 	 * Fan a command out to the nodes the restart guard lets vote; the others are neither
 	 * sent the command nor counted.
+	 * @param took whether a node's answer is a yes vote
 	 */
-	CompletableFuture<Round.Tally> voterRound(Function<RedisNode, CompletableFuture<Round.Vote>> command) {
-		return voterRound(command, this.nodeTimeoutNanos);
+	<T> CompletableFuture<Round.Tally> voterRound(Function<RedisNode, ? extends CompletionStage<T>> command,
+			Predicate<? super T> took) {
+		return voterRound(command, took, this.nodeTimeoutNanos);
 	}
 
-	private CompletableFuture<Round.Tally> voterRound(Function<RedisNode, CompletableFuture<Round.Vote>> command,
-			long timeoutNanos) {
+	private <T> CompletableFuture<Round.Tally> voterRound(Function<RedisNode, ? extends CompletionStage<T>> command,
+			Predicate<? super T> took, long timeoutNanos) {
 		long guard = rejoinDelayNanos();
+		if (guard <= 0) {
+			return runRound(this.quorum, command, took, timeoutNanos);
+		}
 		return runRound(this.quorum, (node) -> node.isVoting(guard) ? command.apply(node)
-				: CompletableFuture.failedFuture(heldBack(node, guard)), timeoutNanos);
+				: CompletableFuture.<T>failedFuture(heldBack(node, guard)), took, timeoutNanos);
 	}
 
 	/**
 	 * Every round goes through here, so that each failing node is reported once per
 	 * round.
 	 */
-	private CompletableFuture<Round.Tally> runRound(int votesNeeded,
-			Function<RedisNode, CompletableFuture<Round.Vote>> command, long timeoutNanos) {
-		return Round.run(this.nodes, votesNeeded, command, timeoutNanos, this.deadlines,
+	private <T> CompletableFuture<Round.Tally> runRound(int votesNeeded,
+			Function<RedisNode, ? extends CompletionStage<T>> command, Predicate<? super T> took, long timeoutNanos) {
+		return Round.run(this.nodes, votesNeeded, command, took, timeoutNanos, this.deadlines,
 				(node, error) -> this.listener.onNodeError(node.address(), error));
 	}
 
@@ -748,6 +766,23 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 	ScheduledExecutorService scheduler() {
 		return this.scheduler;
+	}
+
+	Deadlines deadlines() {
+		return this.deadlines;
+	}
+
+	/**
+	 * Run a task on the scheduler thread, from a timer that must not run it itself; after
+	 * {@link #close()} the task is dropped, as the scheduler's own pending tasks are.
+	 */
+	void runOnScheduler(Runnable task) {
+		try {
+			this.scheduler.execute(task);
+		}
+		catch (java.util.concurrent.RejectedExecutionException ex) {
+			// closed: nothing is watched any more
+		}
 	}
 
 	LocalGates gates() {

@@ -4,12 +4,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
+import io.netty.util.Timeout;
 import io.quorumlock.LeaseLostException;
 import io.quorumlock.Lease;
 
@@ -46,7 +46,7 @@ final class RedisLease implements Lease {
 	private final AtomicReference<LeaseLostException> lost = new AtomicReference<>();
 
 	/** The pending renewal or expiry check, cancelled on release. */
-	private volatile ScheduledFuture<?> watchdog;
+	private volatile Timeout watchdog;
 
 	/**
 	 * The fencing token once asked for: in flight, done, or failed (and then retried).
@@ -109,14 +109,14 @@ final class RedisLease implements Lease {
 		return !this.released.get() && this.lost.compareAndSet(null, loss);
 	}
 
-	void watchdog(ScheduledFuture<?> task) {
+	void watchdog(Timeout task) {
 		this.watchdog = task;
 	}
 
 	void cancelWatchdog() {
-		ScheduledFuture<?> task = this.watchdog;
+		Timeout task = this.watchdog;
 		if (task != null) {
-			task.cancel(false);
+			task.cancel();
 		}
 	}
 

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -115,6 +116,11 @@ final class RedisNode implements AutoCloseable {
 	 * Why this node refuses grants (the user may not run the lock scripts), else null.
 	 */
 	private volatile String refusal;
+
+	/**
+	 * The arguments of the last {@code SET NX PX}, reused while the lease is the same.
+	 */
+	private volatile LeaseArgs lastSetArgs;
 
 	/** Redis's own text for the last failed connection attempt, else null. */
 	private volatile String connectFailure;
@@ -482,10 +488,11 @@ final class RedisNode implements AutoCloseable {
 	}
 
 	/**
-	 * {@code SET key token NX PX lease}: completes with true if set, false if the key
-	 * exists.
+	 * {@code SET key token NX PX lease}: completes with the reply, which
+	 * {@link #isSet(String)} reads as set, or not set because the key exists. Lettuce's
+	 * own future, with no stage added, since every acquisition round waits on one.
 	 */
-	CompletableFuture<Boolean> setIfAbsent(String key, String token, long leaseMillis) {
+	CompletionStage<String> setIfAbsent(String key, String token, long leaseMillis) {
 		RedisClusterAsyncCommands<String, String> c = this.commands;
 		if (c == null) {
 			return notConnected();
@@ -495,7 +502,29 @@ final class RedisNode implements AutoCloseable {
 			return CompletableFuture.failedFuture(new RedisCommandExecutionException(
 					"refuses grants, this user may not run the lock scripts: " + refused));
 		}
-		return c.set(key, token, SetArgs.Builder.nx().px(leaseMillis)).toCompletableFuture().thenApply("OK"::equals);
+		return c.set(key, token, setArgs(leaseMillis));
+	}
+
+	/** Whether a {@code SET NX} reply says the key was set. */
+	static boolean isSet(String reply) {
+		return "OK".equals(reply);
+	}
+
+	/**
+	 * {@code NX PX lease} for a lease, the last one kept: a service uses a few leases,
+	 * and Lettuce only reads the arguments.
+	 */
+	private SetArgs setArgs(long leaseMillis) {
+		LeaseArgs last = this.lastSetArgs;
+		if (last == null || last.leaseMillis != leaseMillis) {
+			last = new LeaseArgs(leaseMillis, SetArgs.Builder.nx().px(leaseMillis));
+			this.lastSetArgs = last;
+		}
+		return last.args;
+	}
+
+	/** Immutable pair, published through a volatile field. */
+	private record LeaseArgs(long leaseMillis, SetArgs args) {
 	}
 
 	/**

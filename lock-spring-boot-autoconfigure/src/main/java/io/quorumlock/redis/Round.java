@@ -3,13 +3,16 @@ package io.quorumlock.redis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import io.netty.util.Timeout;
+import io.netty.util.TimerTask;
 
 /**
  * One command fanned out to every node in parallel, with one deadline, counted against
@@ -18,7 +21,7 @@ import io.netty.util.Timeout;
  * deadline, whichever comes first; the nodes that had not answered by then count as
  * failed. Lettuce completes node futures on its I/O threads, so nothing here blocks.
  */
-final class Round {
+final class Round implements TimerTask {
 
 	/** What one node said. */
 	enum Vote {
@@ -32,6 +35,20 @@ final class Round {
 
 	}
 
+	/** Bits per count in {@link #counts}: yes, no and failed answers, 10 bits each. */
+	private static final int BITS = 10;
+
+	private static final int MASK = (1 << BITS) - 1;
+
+	private static final int YES = 1;
+
+	private static final int NO = 1 << BITS;
+
+	private static final int FAILED = 1 << (2 * BITS);
+
+	/** Most nodes a round can count with {@link #BITS}-bit counts. */
+	static final int MAX_NODES = MASK;
+
 	private final List<RedisNode> nodes;
 
 	private final int quorum;
@@ -44,8 +61,15 @@ final class Round {
 
 	/**
 	 * Per-node answer: null until answered, then a {@link Vote} or the {@link Throwable}.
+	 * Written once per node, before the node is counted in {@link #counts}.
 	 */
 	private final AtomicReferenceArray<Object> answers;
+
+	/**
+	 * The yes, no and failed counts packed in one int, so that each answer updates all
+	 * three in one atomic step and every decision sees a consistent set.
+	 */
+	private final AtomicInteger counts = new AtomicInteger();
 
 	private final CompletableFuture<Tally> decided = new CompletableFuture<>();
 
@@ -60,37 +84,54 @@ final class Round {
 
 	/**
 	 * Send {@code command} to every node at once and decide against {@code quorum}.
-	 * @param command the command for one node, answering YES or NO
+	 * @param command the command for one node
+	 * @param took whether a node's answer means the command took effect (a yes vote);
+	 * called on the thread that completes the answer, so it must not block
 	 * @param timeoutNanos the deadline, from now
 	 */
-	static CompletableFuture<Tally> run(List<RedisNode> nodes, int quorum,
-			Function<RedisNode, CompletableFuture<Vote>> command, long timeoutNanos, Deadlines deadlines,
-			BiConsumer<RedisNode, Throwable> onNodeError) {
+	static <T> CompletableFuture<Tally> run(List<RedisNode> nodes, int quorum,
+			Function<RedisNode, ? extends CompletionStage<T>> command, Predicate<? super T> took, long timeoutNanos,
+			Deadlines deadlines, BiConsumer<RedisNode, Throwable> onNodeError) {
+		if (nodes.size() > MAX_NODES) {
+			throw new IllegalArgumentException("a round counts at most " + MAX_NODES + " nodes, got " + nodes.size());
+		}
 		Round round = new Round(nodes, quorum, onNodeError);
 		for (int i = 0; i < nodes.size(); i++) {
 			int index = i;
 			RedisNode node = nodes.get(i);
 			long sent = System.nanoTime();
-			CompletableFuture<Vote> vote;
+			CompletionStage<T> reply;
 			try {
-				vote = command.apply(node);
+				reply = command.apply(node);
 			}
 			catch (RuntimeException ex) {
-				vote = CompletableFuture.failedFuture(ex);
+				reply = CompletableFuture.failedFuture(ex);
 			}
-			vote.whenComplete((v, error) -> {
-				Throwable failure = (error != null) ? RedisNode.unwrap(error) : null;
-				if (failure == null) {
+			// One callback straight on the node's future: no intermediate stages.
+			reply.whenComplete((value, error) -> {
+				Object answer;
+				if (error == null) {
+					try {
+						answer = took.test(value) ? Vote.YES : Vote.NO;
+					}
+					catch (RuntimeException ex) {
+						answer = ex;
+					}
+				}
+				else {
+					answer = RedisNode.unwrap(error);
+				}
+				if (answer instanceof Vote) {
 					node.recordLatency(System.nanoTime() - sent);
 				}
-				else if (!(failure instanceof NodeHeldBackException)) {
-					round.onNodeError.accept(node, failure);
+				else if (!(answer instanceof NodeHeldBackException)) {
+					round.onNodeError.accept(node, (Throwable) answer);
 				}
-				round.answer(index, (failure != null) ? failure : v);
+				round.answer(index, answer);
 			});
 		}
 		if (!round.decided.isDone()) {
-			round.deadline = deadlines.after(timeoutNanos, round::expire);
+			round.deadline = deadlines.after(timeoutNanos, round);
 			if (round.decided.isDone()) {
 				round.deadline.cancel();
 			}
@@ -99,52 +140,38 @@ final class Round {
 	}
 
 	private void answer(int index, Object answer) {
-		this.answers.compareAndSet(index, null, answer);
+		if (!this.answers.compareAndSet(index, null, answer)) {
+			return;
+		}
+		int counts = this.counts.addAndGet((answer == Vote.YES) ? YES : (answer == Vote.NO) ? NO : FAILED);
 		if (this.decided.isDone()) {
 			return;
 		}
-		int[] counts = counts();
-		int yes = counts[0];
-		int no = counts[1];
-		int pending = this.answers.length() - yes - no - counts[2];
+		int yes = counts & MASK;
+		int no = (counts >>> BITS) & MASK;
+		int pending = this.answers.length() - yes - no - (counts >>> (2 * BITS));
 		// Decide early only when granted, or when a quorum answered and can no longer say
-		// yes
-		// (contended). A round short of answers waits for the rest, at most until the
+		// yes (contended). A round short of answers waits for the rest, at most until the
 		// deadline, so that its figures are exact.
 		if (yes >= this.quorum || (yes + no >= this.quorum && yes + pending < this.quorum) || pending == 0) {
-			decide(false);
+			decide(counts, false);
 		}
 	}
 
-	/** Answers so far: yes, no, failed. */
-	private int[] counts() {
-		int[] counts = new int[3];
-		for (int i = 0; i < this.answers.length(); i++) {
-			Object a = this.answers.get(i);
-			if (a == Vote.YES) {
-				counts[0]++;
-			}
-			else if (a == Vote.NO) {
-				counts[1]++;
-			}
-			else if (a != null) {
-				counts[2]++;
-			}
-		}
-		return counts;
+	/** The deadline: decide with what has been heard. */
+	@Override
+	public void run(Timeout timeout) {
+		decide(this.counts.get(), true);
 	}
 
-	private void expire() {
-		decide(true);
-	}
-
-	private void decide(boolean expired) {
+	private void decide(int counts, boolean expired) {
 		if (this.decided.isDone()) {
 			return;
 		}
-		int[] counts = counts();
+		int yes = counts & MASK;
+		int no = (counts >>> BITS) & MASK;
 		List<String> failures = List.of();
-		if (counts[0] + counts[1] < this.answers.length()) {
+		if (yes + no < this.answers.length()) {
 			failures = new ArrayList<>();
 			for (int i = 0; i < this.answers.length(); i++) {
 				Object a = this.answers.get(i);
@@ -157,7 +184,7 @@ final class Round {
 				}
 			}
 		}
-		if (this.decided.complete(new Tally(this.answers.length(), this.quorum, counts[0], counts[1], failures))) {
+		if (this.decided.complete(new Tally(this.answers.length(), this.quorum, yes, no, failures))) {
 			Timeout d = this.deadline;
 			if (d != null) {
 				d.cancel();

@@ -35,7 +35,8 @@ final class Acquisition {
 
 	private final long leaseMillis;
 
-	final CompletableFuture<RedisLease> result = new CompletableFuture<>();
+	/** What the caller holds; cancelling it stops the wait in progress. */
+	final CompletableFuture<RedisLease> result = new Result();
 
 	/** Gates owned: keys [0, gates). */
 	private int gates;
@@ -64,12 +65,25 @@ final class Acquisition {
 		this.deadline = startedAt + request.waitAtMost().toNanos();
 		this.leaseNanos = request.lease().toNanos();
 		this.leaseMillis = request.lease().toMillis();
-		this.result.whenComplete((lease, error) -> {
-			CompletableFuture<Void> w = this.waitingOn;
-			if (w != null && this.result.isCancelled()) {
+	}
+
+	/**
+	 * The result, which on cancellation also ends the local-queue ticket or wake-up being
+	 * waited on, so the acquisition notices at once. An override rather than a completion
+	 * callback, which every acquisition would pay for.
+	 */
+	private final class Result extends CompletableFuture<RedisLease> {
+
+		@Override
+		public boolean cancel(boolean mayInterruptIfRunning) {
+			boolean cancelled = super.cancel(mayInterruptIfRunning);
+			CompletableFuture<Void> w = Acquisition.this.waitingOn;
+			if (cancelled && w != null) {
 				w.completeExceptionally(new java.util.concurrent.CancellationException());
 			}
-		});
+			return cancelled;
+		}
+
 	}
 
 	CompletableFuture<RedisLease> start() {

@@ -22,10 +22,13 @@ final class LocalGates {
 
 	private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
 
-	/** One key's gate. {@code waiters} is touched only inside {@code compute}. */
+	/**
+	 * One key's gate. {@code waiters} is touched only inside {@code compute}, and made
+	 * only when someone waits: most gates never have a waiter.
+	 */
 	static final class Gate {
 
-		final ArrayDeque<CompletableFuture<Void>> waiters = new ArrayDeque<>();
+		ArrayDeque<CompletableFuture<Void>> waiters;
 
 		/**
 		 * The lease holding the key through this gate, for re-entry checks; null while
@@ -55,6 +58,9 @@ final class LocalGates {
 				return new Gate();
 			}
 			ticket[0] = new CompletableFuture<>();
+			if (gate.waiters == null) {
+				gate.waiters = new ArrayDeque<>(4);
+			}
 			gate.waiters.add(ticket[0]);
 			return gate;
 		});
@@ -71,11 +77,13 @@ final class LocalGates {
 			CompletableFuture<Void>[] next = new CompletableFuture[1];
 			this.gates.computeIfPresent(key, (k, gate) -> {
 				gate.lease = null;
-				CompletableFuture<Void> waiter;
-				do {
-					waiter = gate.waiters.poll();
+				CompletableFuture<Void> waiter = null;
+				if (gate.waiters != null) {
+					do {
+						waiter = gate.waiters.poll();
+					}
+					while (waiter != null && waiter.isDone());
 				}
-				while (waiter != null && waiter.isDone());
 				next[0] = waiter;
 				return (waiter != null) ? gate : null;
 			});

@@ -1,32 +1,78 @@
 package io.quorumlock.redis;
 
 import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Lease tokens: 20 random bytes (160 bits) from {@link SecureRandom}, as 40 hex
  * characters. Unguessable, so no other client can forge a release or an extension.
+ * <p>
+ * The bytes are drawn {@value #BATCH} tokens at a time into one of a few striped pools,
+ * so that the generator's own lock and per-call work are paid once per batch rather than
+ * on every acquisition. Each byte is handed out once and wiped from the pool as it goes.
+ * The pools use {@link ReentrantLock}, not {@code synchronized}, so a virtual thread
+ * refilling one does not pin its carrier.
  */
 final class Tokens {
 
 	static final int BYTES = 20;
 
+	/** Tokens drawn from the generator per refill of a pool. */
+	static final int BATCH = 32;
+
 	private static final char[] HEX = "0123456789abcdef".toCharArray();
 
 	private final SecureRandom random;
 
+	private final Pool[] pools;
+
 	Tokens(SecureRandom random) {
 		this.random = random;
+		int stripes = Integer.highestOneBit(Math.max(2, Runtime.getRuntime().availableProcessors()) * 2 - 1);
+		this.pools = new Pool[stripes];
+		for (int i = 0; i < stripes; i++) {
+			this.pools[i] = new Pool();
+		}
 	}
 
 	String next() {
 		byte[] bytes = new byte[BYTES];
-		this.random.nextBytes(bytes);
+		this.pools[(int) Thread.currentThread().getId() & (this.pools.length - 1)].take(bytes);
 		char[] out = new char[BYTES * 2];
 		for (int i = 0; i < BYTES; i++) {
 			out[2 * i] = HEX[(bytes[i] >> 4) & 0xF];
 			out[2 * i + 1] = HEX[bytes[i] & 0xF];
 		}
 		return new String(out);
+	}
+
+	/** One stripe: a batch of random bytes and how far it has been handed out. */
+	private final class Pool {
+
+		private final ReentrantLock lock = new ReentrantLock();
+
+		private final byte[] bytes = new byte[BYTES * BATCH];
+
+		/** Next unused byte; guarded by {@link #lock}. */
+		private int next = this.bytes.length;
+
+		void take(byte[] into) {
+			this.lock.lock();
+			try {
+				if (this.next == this.bytes.length) {
+					Tokens.this.random.nextBytes(this.bytes);
+					this.next = 0;
+				}
+				System.arraycopy(this.bytes, this.next, into, 0, BYTES);
+				Arrays.fill(this.bytes, this.next, this.next + BYTES, (byte) 0);
+				this.next += BYTES;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+
 	}
 
 }

@@ -21,8 +21,8 @@ import io.quorumlock.testing.RedisServers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Lease tokens are 20 bytes (160 bits) drawn from {@link SecureRandom} for each
- * acquisition, written to Redis as 40 hex characters, and never repeat.
+ * Lease tokens are 20 bytes (160 bits) drawn from {@link SecureRandom} (in batches), one
+ * slice per acquisition, written to Redis as 40 hex characters, and never repeat.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TokensIntegrationTests {
@@ -31,7 +31,7 @@ class TokensIntegrationTests {
 	static final RedisServers redis = RedisServers.start(1);
 
 	@Test
-	void eachTokenIsTwentyBytesFromTheSecureRandom() {
+	void eachTokenIsTwentyBytesFromTheSecureRandomHandedOutOnce() {
 		List<byte[]> drawn = new ArrayList<>();
 		SecureRandom recording = new SecureRandom() {
 			@Override
@@ -41,12 +41,46 @@ class TokensIntegrationTests {
 			}
 		};
 		Tokens tokens = new Tokens(recording);
-		for (int i = 0; i < 100; i++) {
-			String token = tokens.next();
-			assertThat(drawn).hasSize(i + 1);
-			assertThat(drawn.get(i)).hasSize(20);
-			assertThat(token).isEqualTo(HexFormat.of().formatHex(drawn.get(i)));
+		int count = 3 * Tokens.BATCH + 5;
+		List<String> issued = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			issued.add(tokens.next());
 		}
+		// one thread uses one pool: its tokens are the draws, 20 bytes at a time, in
+		// order
+		assertThat(drawn).hasSize(4).allSatisfy((batch) -> assertThat(batch).hasSize(20 * Tokens.BATCH));
+		for (int i = 0; i < count; i++) {
+			byte[] batch = drawn.get(i / Tokens.BATCH);
+			int from = (i % Tokens.BATCH) * 20;
+			assertThat(issued.get(i)).isEqualTo(HexFormat.of().formatHex(batch, from, from + 20));
+		}
+		assertThat(new HashSet<>(issued)).hasSize(count);
+	}
+
+	@Test
+	void threadsNeverShareAToken() throws Exception {
+		Tokens tokens = new Tokens(new SecureRandom());
+		int threads = 8;
+		int each = 5 * Tokens.BATCH;
+		Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+		java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+		try {
+			List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				done.add(pool.submit(() -> {
+					for (int i = 0; i < each; i++) {
+						assertThat(seen.add(tokens.next())).isTrue();
+					}
+				}));
+			}
+			for (java.util.concurrent.Future<?> f : done) {
+				f.get(30, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		assertThat(seen).hasSize(threads * each).allSatisfy((token) -> assertThat(token).matches("[0-9a-f]{40}"));
 	}
 
 	@Test

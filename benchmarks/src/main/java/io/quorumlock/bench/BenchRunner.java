@@ -135,6 +135,9 @@ public final class BenchRunner {
 
 		String name;
 
+		/** Extra options for every forked JVM, for example a profiler agent. */
+		final List<String> jvmArgs = new ArrayList<>();
+
 		static Settings parse(String[] args) {
 			Settings s = new Settings();
 			for (int i = 0; i < args.length; i++) {
@@ -158,13 +161,15 @@ public final class BenchRunner {
 					case "--out" -> s.out = Path.of(args[++i]);
 					case "--only" -> s.only = Pattern.compile(args[++i]);
 					case "--name" -> s.name = args[++i];
+					case "--jvm-arg" -> s.jvmArgs.add(args[++i]);
 					case "--help", "-h" -> {
 						System.out.println("""
 								BenchRunner [--smoke] [--rounds N] [--forks N] [--warmup-iterations N]
 								            [--warmup 4s] [--measurement 2s] [--memory-keys N]
-								            [--out DIR] [--only REGEX] [--name NAME]
+								            [--out DIR] [--only REGEX] [--name NAME] [--jvm-arg ARG]...
 								  --only matches job ids such as latency/1/quorumlock, throughput/3/floor,
 								         contention-threads/1/si-pubsub, memory/1/quorumlock
+								  --jvm-arg adds an option to each forked JVM (a profiler agent, say)
 								  Needs -Dbench.nodes (or BENCH_NODES): five redis:// URIs (run.sh sets it).""");
 						System.exit(0);
 					}
@@ -356,8 +361,10 @@ public final class BenchRunner {
 				.addProfiler(GCProfiler.class)
 				.shouldFailOnError(true);
 			if (this.settings.forks > 0) {
-				options.jvmArgs("-Xms1g", "-Xmx1g", "-Dbench.nodes=" + nodesCsv,
-						"-D" + ContentionBenchmark.STATS_PROPERTY + "=" + stats);
+				List<String> jvmArgs = new ArrayList<>(List.of("-Xms1g", "-Xmx1g", "-Dbench.nodes=" + nodesCsv,
+						"-D" + ContentionBenchmark.STATS_PROPERTY + "=" + stats));
+				jvmArgs.addAll(this.settings.jvmArgs);
+				options.jvmArgs(jvmArgs.toArray(String[]::new));
 			}
 			else {
 				System.setProperty(BenchNodes.PROPERTY, nodesCsv);

@@ -499,14 +499,15 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		if (lease.toNanos() > this.longestLeaseNanos.get()) {
 			this.longestLeaseNanos.accumulateAndGet(lease.toNanos(), Math::max);
 		}
-		List<String> redisKeys = new ArrayList<>(request.keys().size());
-		for (String key : request.keys()) {
+		String[] redisKeys = new String[request.keys().size()];
+		for (int i = 0; i < redisKeys.length; i++) {
+			String key = request.keys().get(i);
 			if (key.length() > this.maxKeyLength) {
 				throw new LockKeyException(tooLong(request, key));
 			}
-			redisKeys.add(LockKeys.lockKey(this.keyPrefix, request.name(), key));
+			redisKeys[i] = LockKeys.lockKey(this.keyPrefix, request.name(), key);
 		}
-		ResolvedRequest resolved = new ResolvedRequest(request, List.copyOf(redisKeys), lease,
+		ResolvedRequest resolved = new ResolvedRequest(request, List.of(redisKeys), lease,
 				options.waitAtMost().orElseThrow(), options.renew().orElseThrow(), options.holdAtMost());
 		if (lease.toNanos() <= 3 * this.nodeTimeoutNanos) {
 			throw new IllegalArgumentException(resolved.describe() + ": lease " + lease.toMillis()

@@ -1,12 +1,12 @@
 package io.quorumlock.redis;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import io.netty.util.Timeout;
@@ -19,6 +19,25 @@ import io.quorumlock.Lease;
  */
 final class RedisLease implements Lease {
 
+	// Field handles rather than atomic objects: three fewer allocations per lease.
+	private static final VarHandle RELEASED;
+
+	private static final VarHandle LOST;
+
+	private static final VarHandle FENCING;
+
+	static {
+		try {
+			MethodHandles.Lookup lookup = MethodHandles.lookup();
+			RELEASED = lookup.findVarHandle(RedisLease.class, "released", boolean.class);
+			LOST = lookup.findVarHandle(RedisLease.class, "lost", LeaseLostException.class);
+			FENCING = lookup.findVarHandle(RedisLease.class, "fencing", CompletableFuture.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
 	private final QuorumLockEngine engine;
 
 	private final ResolvedRequest request;
@@ -27,7 +46,8 @@ final class RedisLease implements Lease {
 
 	private final long acquiredAt;
 
-	private final AtomicBoolean released = new AtomicBoolean();
+	/** Set once by {@link #markReleased()}; through {@link #RELEASED}. */
+	private volatile boolean released;
 
 	/**
 	 * Holds by its owner thread: 1 for the grant plus one per re-entry not yet released.
@@ -43,7 +63,7 @@ final class RedisLease implements Lease {
 	private volatile Thread owner;
 
 	/** Set once when the lease is lost before release; never cleared. */
-	private final AtomicReference<LeaseLostException> lost = new AtomicReference<>();
+	private volatile LeaseLostException lost;
 
 	/** The pending renewal or expiry check, cancelled on release. */
 	private volatile Timeout watchdog;
@@ -51,7 +71,7 @@ final class RedisLease implements Lease {
 	/**
 	 * The fencing token once asked for: in flight, done, or failed (and then retried).
 	 */
-	private final AtomicReference<CompletableFuture<Long>> fencing = new AtomicReference<>();
+	private volatile CompletableFuture<Long> fencing;
 
 	RedisLease(QuorumLockEngine engine, ResolvedRequest request, String token, long acquiredAt, long validUntil) {
 		this.engine = engine;
@@ -90,7 +110,7 @@ final class RedisLease implements Lease {
 	}
 
 	boolean isReleased() {
-		return this.released.get();
+		return this.released;
 	}
 
 	/** Extend the validity; it only ever moves forward. */
@@ -101,12 +121,12 @@ final class RedisLease implements Lease {
 	}
 
 	LeaseLostException lost() {
-		return this.lost.get();
+		return this.lost;
 	}
 
 	/** Mark lost; true only for the first loss of a lease not yet released. */
 	boolean markLost(LeaseLostException loss) {
-		return !this.released.get() && this.lost.compareAndSet(null, loss);
+		return !this.released && LOST.compareAndSet(this, null, loss);
 	}
 
 	void watchdog(Timeout task) {
@@ -122,7 +142,7 @@ final class RedisLease implements Lease {
 
 	/** The fencing token if it was computed successfully. */
 	java.util.OptionalLong knownFencingToken() {
-		CompletableFuture<Long> token = this.fencing.get();
+		CompletableFuture<Long> token = this.fencing;
 		return (token != null && token.isDone() && !token.isCompletedExceptionally())
 				? java.util.OptionalLong.of(token.join()) : java.util.OptionalLong.empty();
 	}
@@ -130,12 +150,12 @@ final class RedisLease implements Lease {
 	/** The fencing token's computation: the one in flight or done, else a new one. */
 	CompletableFuture<Long> fencing(Supplier<CompletableFuture<Long>> compute) {
 		while (true) {
-			CompletableFuture<Long> current = this.fencing.get();
+			CompletableFuture<Long> current = this.fencing;
 			if (current != null && !current.isCompletedExceptionally()) {
 				return current;
 			}
 			CompletableFuture<Long> mine = new CompletableFuture<>();
-			if (this.fencing.compareAndSet(current, mine)) {
+			if (FENCING.compareAndSet(this, current, mine)) {
 				compute.get().whenComplete((token, error) -> {
 					if (error != null) {
 						mine.completeExceptionally(RedisNode.unwrap(error));
@@ -151,7 +171,7 @@ final class RedisLease implements Lease {
 
 	/** Mark released; true only for the first caller. */
 	boolean markReleased() {
-		return this.released.compareAndSet(false, true);
+		return RELEASED.compareAndSet(this, false, true);
 	}
 
 	@Override
@@ -166,7 +186,7 @@ final class RedisLease implements Lease {
 
 	@Override
 	public Duration remaining() {
-		if (this.released.get() || this.lost.get() != null) {
+		if (this.released || this.lost != null) {
 			return Duration.ZERO;
 		}
 		long left = Validity.remaining(this.validUntil, this.engine.nanoTime());
@@ -175,8 +195,7 @@ final class RedisLease implements Lease {
 
 	@Override
 	public boolean isValid() {
-		return !this.released.get() && this.lost.get() == null
-				&& Validity.remaining(this.validUntil, this.engine.nanoTime()) > 0;
+		return !this.released && this.lost == null && Validity.remaining(this.validUntil, this.engine.nanoTime()) > 0;
 	}
 
 	@Override

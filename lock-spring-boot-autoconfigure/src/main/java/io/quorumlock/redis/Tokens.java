@@ -1,5 +1,6 @@
 package io.quorumlock.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantLock;
@@ -21,7 +22,7 @@ final class Tokens {
 	/** Tokens drawn from the generator per refill of a pool. */
 	static final int BATCH = 32;
 
-	private static final char[] HEX = "0123456789abcdef".toCharArray();
+	private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
 
 	private final SecureRandom random;
 
@@ -39,12 +40,12 @@ final class Tokens {
 	String next() {
 		byte[] bytes = new byte[BYTES];
 		this.pools[(int) Thread.currentThread().getId() & (this.pools.length - 1)].take(bytes);
-		char[] out = new char[BYTES * 2];
+		byte[] out = new byte[BYTES * 2];
 		for (int i = 0; i < BYTES; i++) {
 			out[2 * i] = HEX[(bytes[i] >> 4) & 0xF];
 			out[2 * i + 1] = HEX[bytes[i] & 0xF];
 		}
-		return new String(out);
+		return new String(out, StandardCharsets.ISO_8859_1);
 	}
 
 	/** One stripe: a batch of random bytes and how far it has been handed out. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # quorumlock benchmarks, side by side with Redisson, Spring Integration and the raw-Lettuce floor.
 #
-#   benchmarks/run.sh           full run (about 10 minutes on 2 cores):
+#   benchmarks/run.sh           full run (about 14 minutes on 2 cores):
 #                               writes benchmarks/results/<date>.json, <date>.md (and <date>.log)
 #   benchmarks/run.sh --smoke   every benchmark once, briefly, in-process (under a minute):
 #                               writes benchmarks/target/smoke/<date>.{json,md}; timings are printed, never asserted

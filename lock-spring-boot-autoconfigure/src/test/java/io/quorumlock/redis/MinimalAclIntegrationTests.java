@@ -88,8 +88,10 @@ class MinimalAclIntegrationTests {
 				.untilAsserted(() -> assertThat(engine.nodes()).allMatch(RegistryStatus.Node::voting));
 
 			Lease lease = engine.acquire(LockRequest.of("acl").lease(Duration.ofSeconds(3)).renew(true));
+			// granted at a quorum; the last master's SET follows within the node timeout
 			for (RedisServer node : redis.nodes()) {
-				assertThat(node.get("lock:{acl}")).hasSize(40);
+				await().atMost(Duration.ofSeconds(5))
+					.untilAsserted(() -> assertThat(node.get("lock:{acl}")).hasSize(40));
 			}
 			long token = lease.fencingToken();
 			assertThat(token).isPositive();

@@ -35,11 +35,6 @@ final class Deadlines implements AutoCloseable {
 	 * Run {@code task} on the wheel's thread after {@code delayNanos}, unless cancelled
 	 * first; the task must not block.
 	 */
-	Timeout after(long delayNanos, Runnable task) {
-		return after(delayNanos, (timeout) -> task.run());
-	}
-
-	/** As {@link #after(long, Runnable)}, for a task that is its own timer task. */
 	Timeout after(long delayNanos, TimerTask task) {
 		return this.wheel.newTimeout(task, delayNanos, TimeUnit.NANOSECONDS);
 	}

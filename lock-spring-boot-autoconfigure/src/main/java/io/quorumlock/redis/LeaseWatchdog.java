@@ -36,7 +36,7 @@ final class LeaseWatchdog {
 		// which the I/O thread completing the grant would contend for with every
 		// releasing caller. The tick itself runs on the scheduler, off the wheel.
 		lease.watchdog(this.engine.deadlines()
-			.after(Math.max(0, at - now), () -> this.engine.runOnScheduler(() -> tick(lease))));
+			.after(Math.max(0, at - now), (timeout) -> this.engine.runOnScheduler(() -> tick(lease))));
 		if (lease.isReleased()) {
 			lease.cancelWatchdog(); // released while we scheduled
 		}

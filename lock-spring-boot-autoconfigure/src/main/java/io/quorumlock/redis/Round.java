@@ -23,15 +23,13 @@ import io.netty.util.TimerTask;
  */
 final class Round implements TimerTask {
 
-	/** What one node said. */
+	/** What one node that answered said; a failure is kept as its {@link Throwable}. */
 	enum Vote {
 
 		/** The command took effect (SET NX set the key; a script returned 1). */
 		YES,
 		/** The node answered but refused (the key is held by another token). */
-		NO,
-		/** Error, timeout, not connected, or not allowed to vote. */
-		FAILED
+		NO
 
 	}
 
@@ -195,9 +193,6 @@ final class Round implements TimerTask {
 	private static String describe(Object answer, boolean expired) {
 		if (answer == null) {
 			return expired ? "no answer in time" : "no answer yet";
-		}
-		if (answer == Vote.FAILED) {
-			return "not voting";
 		}
 		// Redis's own error text (NOAUTH, WRONGTYPE, OOM, READONLY...), not a wrapper's
 		return RedisNode.reason((Throwable) answer);

@@ -8,6 +8,10 @@ import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -62,10 +66,10 @@ class TokensIntegrationTests {
 		Tokens tokens = new Tokens(new SecureRandom());
 		int threads = 8;
 		int each = 5 * Tokens.BATCH;
-		Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
-		java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+		Set<String> seen = ConcurrentHashMap.newKeySet();
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
 		try {
-			List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+			List<Future<?>> done = new ArrayList<>();
 			for (int t = 0; t < threads; t++) {
 				done.add(pool.submit(() -> {
 					for (int i = 0; i < each; i++) {
@@ -73,7 +77,7 @@ class TokensIntegrationTests {
 					}
 				}));
 			}
-			for (java.util.concurrent.Future<?> f : done) {
+			for (Future<?> f : done) {
 				f.get(30, TimeUnit.SECONDS);
 			}
 		}

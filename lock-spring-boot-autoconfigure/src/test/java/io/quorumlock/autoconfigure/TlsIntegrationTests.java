@@ -22,7 +22,6 @@ import io.quorumlock.QuorumUnavailableException;
 import io.quorumlock.redis.QuorumLockEngine;
 import io.quorumlock.testing.RedisServer;
 import io.quorumlock.testing.RedisServers;
-import io.quorumlock.testing.TestCertificates;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

@@ -1,4 +1,4 @@
-package io.quorumlock.testing;
+package io.quorumlock.autoconfigure;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -38,6 +38,49 @@ import io.quorumlock.QuorumUnavailableException;
  */
 public class LockMetrics implements LockListener {
 
+	/** Timer of the time from a request to its grant or failure. */
+	public static final String WAIT = "distributed.lock.wait";
+
+	/** Counter of failed acquisitions, by reason. */
+	public static final String FAILURES = "distributed.lock.failures";
+
+	/** Timer of hold durations. */
+	public static final String HELD = "distributed.lock.held";
+
+	/** Gauge of the leases this instance holds. */
+	public static final String ACTIVE = "distributed.lock.active";
+
+	/** Counter of renewals, by outcome. */
+	public static final String RENEWALS = "distributed.lock.renewals";
+
+	/** Counter of leases lost before their release. */
+	public static final String LOST = "distributed.lock.lost";
+
+	/** Counter of failed or timed-out commands per node. */
+	public static final String NODE_ERRORS = "distributed.lock.node.errors";
+
+	/** Outcome of a granted acquisition (tag {@code outcome}). */
+	public static final String ACQUIRED = "acquired";
+
+	/**
+	 * Outcome of an acquisition refused by contention or whose wait ran out (tags
+	 * {@code outcome} and {@code reason}); the acquisition observation uses the same
+	 * word.
+	 */
+	public static final String TIMEOUT = "timeout";
+
+	/**
+	 * Outcome of an acquisition that lacked a quorum (tags {@code outcome} and
+	 * {@code reason}).
+	 */
+	public static final String QUORUM_UNAVAILABLE = "quorum_unavailable";
+
+	/**
+	 * Outcome of an acquisition that failed otherwise (tags {@code outcome} and
+	 * {@code reason}).
+	 */
+	public static final String ERROR = "error";
+
 	/**
 	 * Service-level buckets of the wait histogram, as in the seed's monitoring advice.
 	 */
@@ -62,7 +105,7 @@ public class LockMetrics implements LockListener {
 	 */
 	public LockMetrics(MeterRegistry registry) {
 		this.registry = registry;
-		Gauge.builder("distributed.lock.active", this.active, AtomicInteger::get)
+		Gauge.builder(ACTIVE, this.active, AtomicInteger::get)
 			.description("Leases held by this instance")
 			.register(registry);
 		this.renewed = renewals("renewed");
@@ -70,7 +113,7 @@ public class LockMetrics implements LockListener {
 	}
 
 	private Counter renewals(String outcome) {
-		return Counter.builder("distributed.lock.renewals")
+		return Counter.builder(RENEWALS)
 			.description("Lease renewals by outcome")
 			.tag("outcome", outcome)
 			.register(this.registry);
@@ -122,7 +165,7 @@ public class LockMetrics implements LockListener {
 
 	@Override
 	public void onNodeError(String node, Throwable error) {
-		Counter.builder("distributed.lock.node.errors")
+		Counter.builder(NODE_ERRORS)
 			.description("Failed or timed-out commands per Redis node")
 			.tag("node", node)
 			.register(this.registry)
@@ -151,25 +194,25 @@ public class LockMetrics implements LockListener {
 		final Counter lost;
 
 		Meters(MeterRegistry registry, String lock) {
-			this.acquired = wait(registry, lock, "acquired");
-			this.timeout = wait(registry, lock, "timeout");
-			this.quorumUnavailable = wait(registry, lock, "quorum_unavailable");
-			this.error = wait(registry, lock, "error");
-			this.timeouts = failures(registry, lock, "timeout");
-			this.quorumUnavailables = failures(registry, lock, "quorum_unavailable");
-			this.errors = failures(registry, lock, "error");
-			this.held = Timer.builder("distributed.lock.held")
+			this.acquired = wait(registry, lock, ACQUIRED);
+			this.timeout = wait(registry, lock, TIMEOUT);
+			this.quorumUnavailable = wait(registry, lock, QUORUM_UNAVAILABLE);
+			this.error = wait(registry, lock, ERROR);
+			this.timeouts = failures(registry, lock, TIMEOUT);
+			this.quorumUnavailables = failures(registry, lock, QUORUM_UNAVAILABLE);
+			this.errors = failures(registry, lock, ERROR);
+			this.held = Timer.builder(HELD)
 				.description("How long leases were held")
 				.tag("lock", lock)
 				.register(registry);
-			this.lost = Counter.builder("distributed.lock.lost")
+			this.lost = Counter.builder(LOST)
 				.description("Leases lost before release")
 				.tag("lock", lock)
 				.register(registry);
 		}
 
 		private static Timer wait(MeterRegistry registry, String lock, String outcome) {
-			return Timer.builder("distributed.lock.wait")
+			return Timer.builder(WAIT)
 				.description("Time from the request to the grant or the failure")
 				.tag("lock", lock)
 				.tag("outcome", outcome)
@@ -181,7 +224,7 @@ public class LockMetrics implements LockListener {
 		}
 
 		private static Counter failures(MeterRegistry registry, String lock, String reason) {
-			return Counter.builder("distributed.lock.failures")
+			return Counter.builder(FAILURES)
 				.description("Acquisitions that failed, by reason")
 				.tag("lock", lock)
 				.tag("reason", reason)

@@ -21,10 +21,10 @@ import io.quorumlock.QuorumUnavailableException;
  * A {@link DistributedLockRegistry} that wraps every acquisition in a Micrometer
  * {@link Observation} named {@value #NAME}, so a trace shows the time spent waiting for a
  * lock. Low-cardinality key values only: {@code lock} (the request's label) and
- * {@code outcome}: {@code acquired}, {@code not_acquired} (an empty
- * {@link #tryAcquire(LockRequest)}), or the failure as the {@code distributed.lock.wait}
- * meter names it ({@code timeout}, {@code quorum_unavailable}, {@code error}). The
- * {@link Lock} view is passed through unobserved.
+ * {@code outcome}, in the words of the {@code distributed.lock.wait} meter:
+ * {@code acquired}, {@code timeout} (contention or a wait that ran out, including an
+ * empty {@link #tryAcquire(LockRequest)}), {@code quorum_unavailable} or {@code error}.
+ * The {@link Lock} view is passed through unobserved.
  */
 public class ObservedLockRegistry implements DistributedLockRegistry {
 
@@ -54,23 +54,23 @@ public class ObservedLockRegistry implements DistributedLockRegistry {
 	/** The failure as the {@code distributed.lock.wait} meter's outcome names it. */
 	static String outcome(Throwable failure) {
 		if (failure instanceof LockNotAcquiredException) {
-			return "timeout";
+			return LockMetrics.TIMEOUT;
 		}
 		if (failure instanceof QuorumUnavailableException) {
-			return "quorum_unavailable";
+			return LockMetrics.QUORUM_UNAVAILABLE;
 		}
-		return "error";
+		return LockMetrics.ERROR;
 	}
 
 	@Override
 	public Lease acquire(LockRequest request) {
-		return observe(request, () -> this.delegate.acquire(request), (lease) -> "acquired");
+		return observe(request, () -> this.delegate.acquire(request), (lease) -> LockMetrics.ACQUIRED);
 	}
 
 	@Override
 	public Optional<Lease> tryAcquire(LockRequest request) {
 		return observe(request, () -> this.delegate.tryAcquire(request),
-				(lease) -> lease.isPresent() ? "acquired" : "not_acquired");
+				(lease) -> lease.isPresent() ? LockMetrics.ACQUIRED : LockMetrics.TIMEOUT);
 	}
 
 	/** A blocking acquisition inside an observation whose outcome the result names. */
@@ -101,7 +101,7 @@ public class ObservedLockRegistry implements DistributedLockRegistry {
 				observation.lowCardinalityKeyValue("outcome", outcome(cause)).error(cause);
 			}
 			else {
-				observation.lowCardinalityKeyValue("outcome", "acquired");
+				observation.lowCardinalityKeyValue("outcome", LockMetrics.ACQUIRED);
 			}
 			observation.stop();
 		});

@@ -160,7 +160,7 @@ class ActuateIntegrationTests {
 			assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(() -> observed.acquire(request()));
 		}
 		assertThat(seen).containsExactly("distributed.lock.acquire OrderService.pay acquired",
-				"distributed.lock.acquire OrderService.pay not_acquired",
+				"distributed.lock.acquire OrderService.pay timeout",
 				"distributed.lock.acquire OrderService.pay timeout");
 	}
 

@@ -52,15 +52,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-if [[ ${REDIS_SERVER:-} == embedded ]]; then
-	redis="$("$java" -cp "$classpath" io.quorumlock.bench.EmbeddedRedis "$work")"
-elif [[ -n ${REDIS_SERVER:-} ]]; then
-	redis="$REDIS_SERVER"
-elif command -v redis-server >/dev/null 2>&1; then
-	redis="$(command -v redis-server)"
-else
-	redis="$("$java" -cp "$classpath" io.quorumlock.bench.EmbeddedRedis "$work")"
-fi
+# the project's one binary lookup (lock-test's RedisBinary): $REDIS_SERVER, the PATH, the jar
+redis="$("$java" -cp "$classpath" io.quorumlock.testing.RedisBinary "$work")"
 redis_version="$("$redis" --version | head -n 1)"
 
 listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }

@@ -136,7 +136,7 @@ if [[ -n ${REDIS_SERVER:-} ]]; then
 elif command -v redis-server >/dev/null; then
 	REDIS=$(command -v redis-server)
 else
-	REDIS=$(sample_main io.quorumlock.sample.embedded.RedisServerBinary "$WORK/bin")
+	REDIS=$(sample_main io.quorumlock.testing.RedisBinary "$WORK/bin")
 fi
 step "starting 3 Redis masters ($REDIS)"
 for i in 0 1 2; do

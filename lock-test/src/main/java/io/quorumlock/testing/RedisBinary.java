@@ -26,13 +26,15 @@ import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
 /**
- * Finds the {@code redis-server} executable used by {@link RedisServers}.
+ * Finds the {@code redis-server} executable used by {@link RedisServers}, the sample
+ * application's embedded masters and the benchmarks: the one lookup of the project.
  * <p>
  * Order: system property {@value #PROPERTY}, env {@value #ENV} (a path, or
  * {@code embedded}), {@code redis-server} on the {@code PATH}, else the binary shipped in
- * the {@code com.github.codemonstur:embedded-redis} jar.
+ * the {@code com.github.codemonstur:embedded-redis} jar (Redis 6.2, Linux and macOS), so
+ * that only a JDK is needed.
  */
-final class RedisBinary {
+public final class RedisBinary {
 
 	/**
 	 * System property naming the binary; {@code embedded} forces the one from the
@@ -51,7 +53,7 @@ final class RedisBinary {
 	/** A class of the embedded-redis jar, used to locate the jar on the class path. */
 	private static final String EMBEDDED_MARKER = "redis/embedded/RedisServer.class";
 
-	private static final System.Logger logger = System.getLogger(RedisServers.class.getName());
+	private static final System.Logger logger = System.getLogger(RedisBinary.class.getName());
 
 	private static final Map<Path, String> versions = new ConcurrentHashMap<>();
 
@@ -63,10 +65,39 @@ final class RedisBinary {
 	}
 
 	/**
-	 * Resolve the binary for a new set of servers, reading the property and environment
-	 * now (not cached) so a test can force the embedded binary.
+	 * Print the path of a usable {@code redis-server}, for scripts. An embedded binary is
+	 * copied into the directory given as the first argument, where it outlives this JVM
+	 * (the copy {@link #resolve()} makes is deleted when the JVM exits).
+	 * @param args the directory for an embedded binary
+	 * @throws IOException if the binary cannot be copied
 	 */
-	static Path resolve() {
+	public static void main(String[] args) throws IOException {
+		if (args.length != 1) {
+			System.err.println("usage: RedisBinary <directory for an embedded binary>");
+			System.exit(2);
+		}
+		Path binary = resolve();
+		if (binary.equals(embedded)) {
+			Path dir = Files.createDirectories(Paths.get(args[0]));
+			Path kept = dir.resolve(binary.getFileName());
+			Files.copy(binary, kept, StandardCopyOption.REPLACE_EXISTING);
+			if (!kept.toFile().setExecutable(true, true)) {
+				throw new IllegalStateException("Cannot make " + kept + " executable");
+			}
+			binary = kept;
+		}
+		System.out.println(binary);
+	}
+
+	/**
+	 * Resolve the binary, reading the property and environment now (not cached) so a test
+	 * can force the embedded binary. An embedded binary is extracted once per JVM to a
+	 * temporary file deleted when the JVM exits.
+	 * @return the path of an executable {@code redis-server}
+	 * @throws IllegalStateException if the configured path is not an executable file, or
+	 * no binary can be found for this platform
+	 */
+	public static Path resolve() {
 		String configured = System.getProperty(PROPERTY);
 		String source = "system property " + PROPERTY;
 		if (configured == null || configured.isBlank()) {

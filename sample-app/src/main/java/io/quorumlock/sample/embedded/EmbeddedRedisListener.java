@@ -1,9 +1,11 @@
 package io.quorumlock.sample.embedded;
 
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import io.quorumlock.testing.RedisBinary;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -102,8 +104,8 @@ public class EmbeddedRedisListener implements SmartApplicationListener {
 			logger.info("Embedded Redis masters off: " + reason);
 			return;
 		}
-		RedisServerBinary.Resolved binary = RedisServerBinary.resolve();
-		EmbeddedRedisMasters started = EmbeddedRedisMasters.start(binary.path(), MASTERS);
+		Path binary = RedisBinary.resolve();
+		EmbeddedRedisMasters started = EmbeddedRedisMasters.start(binary, MASTERS);
 		this.masters = started;
 		// Safety net for a JVM that exits without closing the context; removed on stop().
 		// It
@@ -127,8 +129,8 @@ public class EmbeddedRedisListener implements SmartApplicationListener {
 		properties.put("quorumlock.rejoin-delay", "0s");
 		properties.put(PIDS, started.pids().stream().map(String::valueOf).collect(Collectors.joining(",")));
 		environment.getPropertySources().addLast(new MapPropertySource(PROPERTY_SOURCE, properties));
-		logger.info("Started " + MASTERS + " local redis-server masters (" + binary.path() + ", from " + binary.source()
-				+ ") for quorum mode: " + String.join(", ", started.uris())
+		logger.info("Started " + MASTERS + " local redis-server masters (" + binary + ") for quorum mode: "
+				+ String.join(", ", started.uris())
 				+ "; quorumlock.rejoin-delay=0s because they are fresh. They stop with the application. "
 				+ "Use your own Redis with quorumlock.nodes, spring.data.redis.*, the '" + EXTERNAL_PROFILE
 				+ "' profile or " + ENABLED + "=false.");

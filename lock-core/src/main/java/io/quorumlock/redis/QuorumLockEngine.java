@@ -161,7 +161,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			String[] address = { uri.getHost() + ":" + uri.getPort() };
 			list.add(new RedisNode(uri, this.resources, builder.sslOptions, commandTimeout, commandTimeout,
 					this.scheduler, this.nanoClock, probeKey, (channel) -> signalsRef[0].onMessage(channel),
-					(error) -> this.listener.onNodeError(address[0], error)));
+					(error) -> this.listener.onNodeError(address[0], error), this.syncReplicas > 0));
 		}
 		if (!builder.clusterSeeds.isEmpty()) {
 			// single mode on a Redis Cluster: the whole cluster is the one node
@@ -629,13 +629,40 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			return voterRound((node) -> node.setIfAbsent(key, token, leaseMillis), RedisNode::isSet,
 					this.nodeTimeoutNanos);
 		}
-		long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(this.nodeTimeoutNanos));
-		return voterRound(
-				(node) -> node.setIfAbsent(key, token, leaseMillis)
-					.thenCompose((reply) -> RedisNode.isSet(reply)
-							? node.awaitReplicas(this.syncReplicas, waitMillis).thenApply((ok) -> true)
-							: CompletableFuture.completedFuture(false)),
-				Boolean::booleanValue, 2 * this.nodeTimeoutNanos + WAIT_TIMER_SLACK_NANOS);
+		return voterRound((node) -> node.setIfAbsent(key, token, leaseMillis, this.syncReplicas, waitMillis()),
+				RedisNode::isSet, writeRoundNanos());
+	}
+
+	/**
+	 * A round of a script whose writes a later grant relies on (an extension, a fencing
+	 * increment or raise) on the voting nodes. With sync-replicas each node runs it on
+	 * its replicated-writes connection, followed there by {@code WAIT}, and votes only
+	 * once the replicas acknowledged it, so that a failover to a replica keeps it.
+	 * @param wrote whether an answer means the script wrote something to wait for (no
+	 * side effects)
+	 * @param took whether an answer is a yes vote
+	 */
+	CompletableFuture<Round.Tally> writeRound(Script script, String[] keys, Predicate<Long> wrote, Predicate<Long> took,
+			String... args) {
+		if (this.syncReplicas == 0) {
+			return voterRound((node) -> node.eval(script, keys, args), took, this.nodeTimeoutNanos);
+		}
+		return voterRound((node) -> node.evalReplicated(script, keys, wrote, this.syncReplicas, waitMillis(), args),
+				took, writeRoundNanos());
+	}
+
+	/** The {@code WAIT} timeout: the node timeout. */
+	private long waitMillis() {
+		return Math.max(1, TimeUnit.NANOSECONDS.toMillis(this.nodeTimeoutNanos));
+	}
+
+	/**
+	 * The deadline of a write round: with sync-replicas it covers the write, the
+	 * {@code WAIT} and the server's timer slack, so that a refused {@code WAIT} is heard
+	 * as a refusal and not as silence.
+	 */
+	long writeRoundNanos() {
+		return (this.syncReplicas == 0) ? this.nodeTimeoutNanos : 2 * this.nodeTimeoutNanos + WAIT_TIMER_SLACK_NANOS;
 	}
 
 	/**

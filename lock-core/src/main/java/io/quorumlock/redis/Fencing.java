@@ -26,6 +26,11 @@ import io.quorumlock.QuorumUnavailableException;
  * by the restart guard takes no part: a counter re-seeded during the guard window could
  * trail tokens issued just before the restart. For several keys, every key's counters
  * take part and the token is the maximum over all of them.
+ * <p>
+ * With sync-replicas both steps wait for the replicas on every node ({@code WAIT}), so a
+ * failover to a replica keeps the counters. A computation that misses the quorum for lack
+ * of answers is tried again, whole, after a jittered retry delay while another attempt
+ * fits in the lease's validity (a repeated {@code INCR} only makes the token larger).
  */
 final class Fencing {
 
@@ -39,6 +44,44 @@ final class Fencing {
 	}
 
 	CompletableFuture<Long> token(RedisLease lease) {
+		CompletableFuture<Long> result = new CompletableFuture<>();
+		attempt(lease, result);
+		return result;
+	}
+
+	/** One attempt; on a quorum unavailable, another while the validity allows. */
+	private void attempt(RedisLease lease, CompletableFuture<Long> result) {
+		CompletableFuture<Long> once;
+		try {
+			once = once(lease);
+		}
+		catch (RuntimeException ex) {
+			once = CompletableFuture.failedFuture(ex);
+		}
+		once.whenComplete((token, error) -> {
+			if (error == null) {
+				result.complete(token);
+				return;
+			}
+			Throwable cause = RedisNode.unwrap(error);
+			long delay = this.engine.retryDelayNanos();
+			// two rounds per attempt
+			long next = this.engine.nanoTime() + delay + 2 * this.engine.writeRoundNanos();
+			if (cause instanceof QuorumUnavailableException && lease.lost() == null && !lease.isReleased()
+					&& Validity.remaining(lease.validUntil(), next) > 0) {
+				try {
+					this.engine.deadlines().after(delay, (timeout) -> attempt(lease, result));
+					return;
+				}
+				catch (RuntimeException closed) {
+					// the engine is closing: report the last failure
+				}
+			}
+			result.completeExceptionally(cause);
+		});
+	}
+
+	private CompletableFuture<Long> once(RedisLease lease) {
 		if (lease.lost() != null) {
 			return CompletableFuture.failedFuture(lease.lost());
 		}
@@ -47,15 +90,13 @@ final class Fencing {
 		CompletableFuture<?>[] increments = new CompletableFuture<?>[keys.size()];
 		for (int i = 0; i < increments.length; i++) {
 			String[] names = { keys.get(i), LockKeys.fenceKey(keys.get(i)) };
-			increments[i] = this.engine.voterRound(
-					(node) -> node.eval(Script.FENCE_INCREMENT, names, lease.token(), this.counterTtlMillis),
-					(value) -> {
-						if (value < 0) {
-							return false;
-						}
-						max.accumulateAndGet(value, Math::max);
-						return true;
-					});
+			increments[i] = this.engine.writeRound(Script.FENCE_INCREMENT, names, (value) -> value >= 0, (value) -> {
+				if (value < 0) {
+					return false;
+				}
+				max.accumulateAndGet(value, Math::max);
+				return true;
+			}, lease.token(), this.counterTtlMillis);
 		}
 		return CompletableFuture.allOf(increments).thenCompose((ok) -> {
 			check(lease, increments, "incremented");
@@ -67,9 +108,8 @@ final class Fencing {
 			CompletableFuture<?>[] raises = new CompletableFuture<?>[keys.size()];
 			for (int i = 0; i < raises.length; i++) {
 				String[] names = { keys.get(i), LockKeys.fenceKey(keys.get(i)) };
-				raises[i] = this.engine.voterRound(
-						(node) -> node.eval(Script.FENCE_RAISE, names, lease.token(), value, this.counterTtlMillis),
-						QuorumLockEngine.ONE);
+				raises[i] = this.engine.writeRound(Script.FENCE_RAISE, names, QuorumLockEngine.ONE,
+						QuorumLockEngine.ONE, lease.token(), value, this.counterTtlMillis);
 			}
 			return CompletableFuture.allOf(raises).thenApply((done) -> {
 				check(lease, raises, "raised");

@@ -9,8 +9,10 @@ import java.util.concurrent.CompletableFuture;
  * is extended on every node with a compare-and-pexpire every lease/3; a lease that does
  * not renew (or has reached {@code holdAtMost}) is checked when it runs out. A renewal
  * counts only if a quorum extended every key and the lease was still valid when the round
- * began; the new validity is measured from that start, net of drift. Anything else marks
- * the lease lost at once.
+ * began; the new validity is measured from that start, net of drift. A round that misses
+ * the quorum for lack of answers is tried again after a jittered retry delay while
+ * another round fits in the validity left; a quorum that answered no (the lease is gone
+ * there) or a validity spent marks the lease lost at once.
  */
 final class LeaseWatchdog {
 
@@ -85,14 +87,50 @@ final class LeaseWatchdog {
 		renew(lease, now);
 	}
 
+	/**
+	 * Try the renewal again after a jittered retry delay, if another round still fits in
+	 * the validity left; else the caller declares the lease lost. Each attempt is a whole
+	 * round on every key (the extension is idempotent), and the validity it grants is
+	 * measured from that attempt's start.
+	 * @return whether a retry was armed (or nothing is left to renew)
+	 */
+	private boolean retry(RedisLease lease) {
+		if (lease.isReleased() || lease.lost() != null) {
+			return true;
+		}
+		long delay = this.engine.retryDelayNanos();
+		long now = this.engine.nanoTime();
+		if (Validity.remaining(lease.validUntil(), now + delay + this.engine.writeRoundNanos()) <= 0) {
+			return false;
+		}
+		lease.watchdog(
+				this.engine.deadlines().after(delay, (timeout) -> this.engine.runOnScheduler(() -> retryTick(lease))));
+		if (lease.isReleased()) {
+			lease.cancelWatchdog(); // released while we scheduled
+		}
+		return true;
+	}
+
+	private void retryTick(RedisLease lease) {
+		if (lease.isReleased() || lease.lost() != null) {
+			return;
+		}
+		long now = this.engine.nanoTime();
+		if (Validity.remaining(lease.validUntil(), now) <= 0) {
+			this.engine.lose(lease, expired(lease.request()));
+			return;
+		}
+		renew(lease, now);
+	}
+
 	private void renew(RedisLease lease, long start) {
 		List<String> keys = lease.request().redisKeys();
 		String leaseMillis = Long.toString(lease.request().lease().toMillis());
 		CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
 		for (int i = 0; i < rounds.length; i++) {
 			String key = keys.get(i);
-			rounds[i] = this.engine.voterRound((node) -> node.eval(Script.EXTEND, key, lease.token(), leaseMillis),
-					QuorumLockEngine.ONE);
+			rounds[i] = this.engine.writeRound(Script.EXTEND, new String[] { key }, QuorumLockEngine.ONE,
+					QuorumLockEngine.ONE, lease.token(), leaseMillis);
 		}
 		CompletableFuture.allOf(rounds).whenComplete((ok, error) -> {
 			long now = this.engine.nanoTime();
@@ -100,7 +138,12 @@ final class LeaseWatchdog {
 			for (CompletableFuture<?> round : rounds) {
 				Round.Tally tally = (Round.Tally) round.join();
 				if (!tally.reached()) {
-					this.engine.lose(lease, "renewal extended " + tally.figures() + QuorumLockEngine.failures(tally));
+					String why = "renewal extended " + tally.figures() + QuorumLockEngine.failures(tally);
+					// a quorum that answered no means the lease is gone; silence may pass
+					boolean yesStillPossible = tally.nodes() - tally.no() >= tally.quorum();
+					if (!yesStillPossible || !retry(lease)) {
+						this.engine.lose(lease, why);
+					}
 					return;
 				}
 			}

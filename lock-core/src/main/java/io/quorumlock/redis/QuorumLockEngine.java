@@ -23,7 +23,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -115,13 +114,8 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 	private final OnLeaseLost onLeaseLost;
 
-	/** Restart guard setting; null means the longest lease in use. */
-	private final Duration rejoinDelay;
-
-	/**
-	 * Longest lease seen so far (defaults, instances, requests), for the restart guard.
-	 */
-	private final AtomicLong longestLeaseNanos;
+	/** The restart guard in force, fixed at build time. */
+	private final RestartGuard guard;
 
 	private final int syncReplicas;
 
@@ -131,7 +125,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 	private final int maxKeyLength;
 
-	private QuorumLockEngine(Builder builder, List<RedisURI> uris) {
+	private QuorumLockEngine(Builder builder, List<RedisURI> uris, RestartGuard guard) {
 		this.keyPrefix = builder.keyPrefix;
 		this.defaults = builder.defaults.orElse(Builder.BUILT_IN);
 		this.instances = Map.copyOf(builder.instances);
@@ -142,15 +136,10 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		this.listener = new Listeners(builder.listeners);
 		this.nanoClock = builder.nanoClock;
 		this.onLeaseLost = builder.onLeaseLost;
-		this.rejoinDelay = builder.rejoinDelay;
+		this.guard = guard;
 		this.syncReplicas = builder.syncReplicas;
 		this.fencing = new Fencing(this, builder.fencingCounterTtl.toMillis());
 		this.maxKeyLength = builder.maxKeyLength;
-		long longest = this.defaults.lease().orElseThrow().toNanos();
-		for (LockOptions options : this.instances.values()) {
-			longest = Math.max(longest, options.orElse(this.defaults).lease().orElseThrow().toNanos());
-		}
-		this.longestLeaseNanos = new AtomicLong(longest);
 		this.scheduler = new ScheduledThreadPoolExecutor(1, (runnable) -> {
 			Thread thread = new Thread(runnable, "quorumlock-scheduler");
 			thread.setDaemon(true);
@@ -172,7 +161,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			String[] address = { uri.getHost() + ":" + uri.getPort() };
 			list.add(new RedisNode(uri, this.resources, builder.sslOptions, commandTimeout, commandTimeout,
 					this.scheduler, this.nanoClock, probeKey, (channel) -> signalsRef[0].onMessage(channel),
-					(error) -> this.listener.onNodeError(address[0], error)));
+					(error) -> this.listener.onNodeError(address[0], error), this.syncReplicas > 0));
 		}
 		if (!builder.clusterSeeds.isEmpty()) {
 			// single mode on a Redis Cluster: the whole cluster is the one node
@@ -205,8 +194,11 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	}
 
 	/**
-	 * The restart guard now: a node must have been up this long to vote; zero when off
-	 * (single mode, or a rejoin delay of zero).
+	 * The restart guard in force: a node must have been up this long to vote; zero when
+	 * off (single mode, or a rejoin delay of zero). Fixed when the engine is built: the
+	 * explicit {@link Builder#rejoinDelay(Duration) rejoin delay}, else the longest of
+	 * the default lease, the instance leases and the {@link Builder#declaredLeases
+	 * declared leases}; a request with a longer lease is refused.
 	 * @return the rejoin delay in force
 	 */
 	public Duration rejoinDelay() {
@@ -214,10 +206,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	}
 
 	long rejoinDelayNanos() {
-		if (this.nodes.size() == 1) {
-			return 0;
-		}
-		return (this.rejoinDelay != null) ? this.rejoinDelay.toNanos() : this.longestLeaseNanos.get();
+		return this.guard.nanos();
 	}
 
 	/**
@@ -496,9 +485,6 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			.orElse(this.instances.getOrDefault(request.name(), LockOptions.none()))
 			.orElse(this.defaults);
 		Duration lease = options.lease().orElseThrow();
-		if (lease.toNanos() > this.longestLeaseNanos.get()) {
-			this.longestLeaseNanos.accumulateAndGet(lease.toNanos(), Math::max);
-		}
 		String[] redisKeys = new String[request.keys().size()];
 		for (int i = 0; i < redisKeys.length; i++) {
 			String key = request.keys().get(i);
@@ -518,6 +504,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			throw new IllegalArgumentException(resolved.describe() + ": holdAtMost "
 					+ resolved.holdAtMost().get().toMillis() + " ms is shorter than lease " + lease.toMillis() + " ms");
 		}
+		this.guard.check(resolved);
 		return resolved;
 	}
 
@@ -642,13 +629,40 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			return voterRound((node) -> node.setIfAbsent(key, token, leaseMillis), RedisNode::isSet,
 					this.nodeTimeoutNanos);
 		}
-		long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(this.nodeTimeoutNanos));
-		return voterRound(
-				(node) -> node.setIfAbsent(key, token, leaseMillis)
-					.thenCompose((reply) -> RedisNode.isSet(reply)
-							? node.awaitReplicas(this.syncReplicas, waitMillis).thenApply((ok) -> true)
-							: CompletableFuture.completedFuture(false)),
-				Boolean::booleanValue, 2 * this.nodeTimeoutNanos + WAIT_TIMER_SLACK_NANOS);
+		return voterRound((node) -> node.setIfAbsent(key, token, leaseMillis, this.syncReplicas, waitMillis()),
+				RedisNode::isSet, writeRoundNanos());
+	}
+
+	/**
+	 * A round of a script whose writes a later grant relies on (an extension, a fencing
+	 * increment or raise) on the voting nodes. With sync-replicas each node runs it on
+	 * its replicated-writes connection, followed there by {@code WAIT}, and votes only
+	 * once the replicas acknowledged it, so that a failover to a replica keeps it.
+	 * @param wrote whether an answer means the script wrote something to wait for (no
+	 * side effects)
+	 * @param took whether an answer is a yes vote
+	 */
+	CompletableFuture<Round.Tally> writeRound(Script script, String[] keys, Predicate<Long> wrote, Predicate<Long> took,
+			String... args) {
+		if (this.syncReplicas == 0) {
+			return voterRound((node) -> node.eval(script, keys, args), took, this.nodeTimeoutNanos);
+		}
+		return voterRound((node) -> node.evalReplicated(script, keys, wrote, this.syncReplicas, waitMillis(), args),
+				took, writeRoundNanos());
+	}
+
+	/** The {@code WAIT} timeout: the node timeout. */
+	private long waitMillis() {
+		return Math.max(1, TimeUnit.NANOSECONDS.toMillis(this.nodeTimeoutNanos));
+	}
+
+	/**
+	 * The deadline of a write round: with sync-replicas it covers the write, the
+	 * {@code WAIT} and the server's timer slack, so that a refused {@code WAIT} is heard
+	 * as a refusal and not as silence.
+	 */
+	long writeRoundNanos() {
+		return (this.syncReplicas == 0) ? this.nodeTimeoutNanos : 2 * this.nodeTimeoutNanos + WAIT_TIMER_SLACK_NANOS;
 	}
 
 	/**
@@ -889,6 +903,8 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 		private Duration rejoinDelay;
 
+		private final List<Duration> declaredLeases = new ArrayList<>();
+
 		private int syncReplicas;
 
 		private Duration fencingCounterTtl = DEFAULT_FENCING_COUNTER_TTL;
@@ -936,13 +952,36 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 		/**
 		 * Restart guard: a node that restarted less than this long ago does not count
-		 * toward a quorum. Unset means the longest lease in use (at least the default
-		 * lease); zero turns the guard off. Single mode (one node) has no guard.
+		 * toward a quorum. Unset means the longest declared lease: the default lease,
+		 * every {@link #instance instance} lease and every {@link #declaredLeases
+		 * declared lease}, fixed at {@link #build()}. A positive value shorter than one
+		 * of those leases is refused at build time; zero turns the guard off. Single mode
+		 * (one node) has no guard. Every client of the same masters needs the same guard.
 		 * @param rejoinDelay zero or more
 		 * @return this builder
 		 */
 		public Builder rejoinDelay(Duration rejoinDelay) {
 			this.rejoinDelay = requireNonNull(rejoinDelay, "rejoinDelay");
+			return this;
+		}
+
+		/**
+		 * Leases the application will ask for beyond the default and the instance leases
+		 * (the auto-configuration passes every {@code @DistributedLock} method's
+		 * effective lease), so that the restart guard covers them. The guard is fixed at
+		 * {@link #build()} from what is declared, so it is the same on every instance of
+		 * a deployment whatever each has run; in quorum mode with the guard on, a request
+		 * whose lease is longer than the guard in force is refused.
+		 * @param leases positive durations; added to those given before
+		 * @return this builder
+		 */
+		public Builder declaredLeases(java.util.Collection<Duration> leases) {
+			for (Duration lease : requireNonNull(leases, "leases")) {
+				if (requireNonNull(lease, "lease").isNegative() || lease.isZero()) {
+					throw new IllegalArgumentException("declaredLeases: a lease must be positive, was " + lease);
+				}
+				this.declaredLeases.add(lease);
+			}
 			return this;
 		}
 
@@ -1170,7 +1209,16 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			LockOptions effective = this.defaults.orElse(BUILT_IN);
 			checkLease("defaults", effective);
 			this.instances.forEach((name, options) -> checkLease("instance '" + name + "'", options.orElse(effective)));
-			return new QuorumLockEngine(this, all);
+			Map<String, Duration> leases = new LinkedHashMap<>();
+			leases.put("defaults", effective.lease().orElseThrow());
+			this.instances.forEach((name, options) -> leases.put("instance '" + name + "'",
+					options.orElse(effective).lease().orElseThrow()));
+			this.declaredLeases.stream()
+				.max(Duration::compareTo)
+				.ifPresent((lease) -> leases.put("a declared lease", lease));
+			int nodeCount = this.clusterSeeds.isEmpty() ? all.size() : 1;
+			RestartGuard guard = RestartGuard.of(nodeCount, this.rejoinDelay, leases);
+			return new QuorumLockEngine(this, all, guard);
 		}
 
 		private void checkCluster(List<RedisURI> nodes) {

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
@@ -95,6 +96,24 @@ final class RedisNode implements AutoCloseable {
 
 	private volatile StatefulConnection<String, String> connection;
 
+	/**
+	 * Whether writes that replicas must acknowledge go through their own connection
+	 * (sync-replicas); never on a cluster.
+	 */
+	private final boolean replicatedWrites;
+
+	/**
+	 * The connection for writes followed by {@code WAIT} (sync-replicas), null until
+	 * connected or when not used. {@code WAIT} blocks the connection it is sent on until
+	 * the replicas acknowledge or it times out, and it counts the writes of that
+	 * connection only: so each write it confirms is sent here, immediately followed by
+	 * its {@code WAIT}, and nothing else is (releases, undos and reads stay on
+	 * {@link #commands}, never queued behind a lagging replica).
+	 */
+	private volatile RedisClusterAsyncCommands<String, String> replicated;
+
+	private volatile StatefulConnection<String, String> replicatedConnection;
+
 	private final AtomicReference<CompletableFuture<StatefulRedisPubSubConnection<String, String>>> pubSub = new AtomicReference<>();
 
 	/**
@@ -141,7 +160,20 @@ final class RedisNode implements AutoCloseable {
 			Duration connectTimeout, ScheduledExecutorService scheduler, LongSupplier nanoClock, String probeKey,
 			Consumer<String> onMessage, Consumer<Throwable> onError) {
 		this(uri, null, resources, sslOptions, commandTimeout, connectTimeout, scheduler, nanoClock, probeKey,
-				onMessage, onError);
+				onMessage, onError, false);
+	}
+
+	/**
+	 * A node whose writes that replicas must acknowledge ({@code sync-replicas}) go
+	 * through a connection of their own; otherwise as
+	 * {@link #RedisNode(RedisURI, ClientResources, SslOptions, Duration, Duration, ScheduledExecutorService, LongSupplier, String, Consumer, Consumer)
+	 * the node constructor}.
+	 */
+	RedisNode(RedisURI uri, ClientResources resources, SslOptions sslOptions, Duration commandTimeout,
+			Duration connectTimeout, ScheduledExecutorService scheduler, LongSupplier nanoClock, String probeKey,
+			Consumer<String> onMessage, Consumer<Throwable> onError, boolean replicatedWrites) {
+		this(uri, null, resources, sslOptions, commandTimeout, connectTimeout, scheduler, nanoClock, probeKey,
+				onMessage, onError, replicatedWrites);
 	}
 
 	/**
@@ -154,13 +186,15 @@ final class RedisNode implements AutoCloseable {
 			Duration commandTimeout, Duration connectTimeout, ScheduledExecutorService scheduler,
 			LongSupplier nanoClock, String probeKey, Consumer<String> onMessage, Consumer<Throwable> onError) {
 		return new RedisNode(null, List.copyOf(seeds), resources, sslOptions, commandTimeout, connectTimeout, scheduler,
-				nanoClock, probeKey, onMessage, onError);
+				nanoClock, probeKey, onMessage, onError, false);
 	}
 
 	private RedisNode(RedisURI uri, List<RedisURI> seeds, ClientResources resources, SslOptions sslOptions,
 			Duration commandTimeout, Duration connectTimeout, ScheduledExecutorService scheduler,
-			LongSupplier nanoClock, String probeKey, Consumer<String> onMessage, Consumer<Throwable> onError) {
+			LongSupplier nanoClock, String probeKey, Consumer<String> onMessage, Consumer<Throwable> onError,
+			boolean replicatedWrites) {
 		this.uri = uri;
+		this.replicatedWrites = replicatedWrites && uri != null;
 		this.probeKey = probeKey;
 		this.address = (uri != null) ? uri.getHost() + ":" + uri.getPort() : clusterAddress(seeds);
 		this.scheduler = scheduler;
@@ -356,7 +390,7 @@ final class RedisNode implements AutoCloseable {
 			for (Script script : Script.ALL) {
 				this.commands.scriptLoad(script.text());
 			}
-			return probeScripts()
+			return probeScripts().thenCompose((probed) -> connectReplicated())
 				.thenCompose((probed) -> (conn instanceof StatefulRedisClusterConnection<String, String> cluster)
 						? warmUp(cluster) : readUptime());
 		}).exceptionally((error) -> {
@@ -367,6 +401,26 @@ final class RedisNode implements AutoCloseable {
 					retryIn.toMillis(), TimeUnit.MILLISECONDS);
 			return null;
 		}).toCompletableFuture();
+	}
+
+	/**
+	 * Open the connection for replicated writes once; Lettuce reconnects it by itself
+	 * afterwards.
+	 */
+	private CompletableFuture<Void> connectReplicated() {
+		if (!this.replicatedWrites || this.replicated != null) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return ((RedisClient) this.client).connectAsync(StringCodec.UTF8, this.uri)
+			.toCompletableFuture()
+			.thenAccept((conn) -> {
+				if (this.closed) {
+					conn.closeAsync();
+					return;
+				}
+				this.replicatedConnection = conn;
+				this.replicated = conn.async();
+			});
 	}
 
 	private CompletableFuture<? extends StatefulConnection<String, String>> connectCommands() {
@@ -528,20 +582,64 @@ final class RedisNode implements AutoCloseable {
 	}
 
 	/**
+	 * {@code SET key token NX PX lease} on the replicated-writes connection, followed
+	 * there by {@code WAIT} if it set the key: completes with the reply once
+	 * {@code replicas} replicas acknowledged it, else exceptionally.
+	 */
+	CompletableFuture<String> setIfAbsent(String key, String token, long leaseMillis, int replicas,
+			long timeoutMillis) {
+		RedisClusterAsyncCommands<String, String> c = this.replicated;
+		if (c == null) {
+			return notReplicated();
+		}
+		String refused = this.refusal;
+		if (refused != null) {
+			return CompletableFuture.failedFuture(new RedisCommandExecutionException(
+					"refuses grants, this user may not run the lock scripts: " + refused));
+		}
+		return thenAwaitReplicas(c, c.set(key, token, setArgs(leaseMillis)), RedisNode::isSet, replicas, timeoutMillis);
+	}
+
+	/**
+	 * A script on the replicated-writes connection, followed there by {@code WAIT} if
+	 * {@code wrote} says it changed something: completes with the script's answer once
+	 * {@code replicas} replicas acknowledged it, else exceptionally.
+	 */
+	CompletableFuture<Long> evalReplicated(Script script, String[] keys, Predicate<Long> wrote, int replicas,
+			long timeoutMillis, String... args) {
+		RedisClusterAsyncCommands<String, String> c = this.replicated;
+		if (c == null) {
+			return notReplicated();
+		}
+		return thenAwaitReplicas(c, eval(c, script, keys, args), wrote, replicas, timeoutMillis);
+	}
+
+	private <T> CompletableFuture<T> notReplicated() {
+		if (!this.replicatedWrites) {
+			return CompletableFuture.failedFuture(new UnsupportedOperationException(
+					"sync-replicas is not supported " + (isCluster() ? "on a Redis Cluster" : "on this node")));
+		}
+		return notConnected();
+	}
+
+	/**
+	 * The write, then (if it wrote) {@code WAIT} on the same connection: sent from the
+	 * I/O thread that completes the write, without blocking it.
+	 */
+	private static <T> CompletableFuture<T> thenAwaitReplicas(RedisClusterAsyncCommands<String, String> c,
+			CompletionStage<T> write, Predicate<? super T> wrote, int replicas, long timeoutMillis) {
+		return write.toCompletableFuture()
+			.thenCompose(
+					(reply) -> wrote.test(reply) ? awaitReplicas(c, replicas, timeoutMillis).thenApply((ok) -> reply)
+							: CompletableFuture.completedFuture(reply));
+	}
+
+	/**
 	 * {@code WAIT replicas timeout}: completes normally once at least {@code replicas}
 	 * replicas acknowledged every write of this connection so far, else exceptionally.
-	 * Not on a cluster, where {@code WAIT} would go to whichever master Lettuce picks and
-	 * not to the one the write went to; the engine refuses the combination.
 	 */
-	CompletableFuture<Void> awaitReplicas(int replicas, long timeoutMillis) {
-		RedisClusterAsyncCommands<String, String> c = this.commands;
-		if (isCluster()) {
-			return CompletableFuture
-				.failedFuture(new UnsupportedOperationException("sync-replicas is not supported on a Redis Cluster"));
-		}
-		if (c == null) {
-			return notConnected();
-		}
+	private static CompletableFuture<Void> awaitReplicas(RedisClusterAsyncCommands<String, String> c, int replicas,
+			long timeoutMillis) {
 		return c.waitForReplication(replicas, timeoutMillis).toCompletableFuture().thenAccept((acked) -> {
 			if (acked < replicas) {
 				throw new CompletionException(new RedisConnectionException("WAIT: " + acked + " of " + replicas
@@ -560,6 +658,11 @@ final class RedisNode implements AutoCloseable {
 		if (c == null) {
 			return notConnected();
 		}
+		return eval(c, script, keys, args);
+	}
+
+	private static CompletableFuture<Long> eval(RedisClusterAsyncCommands<String, String> c, Script script,
+			String[] keys, String... args) {
 		CompletableFuture<Long> sha = c.<Long>evalsha(script.sha1(), ScriptOutputType.INTEGER, keys, args)
 			.toCompletableFuture();
 		return sha.exceptionallyCompose((error) -> (unwrap(error) instanceof RedisNoScriptException)
@@ -671,6 +774,10 @@ final class RedisNode implements AutoCloseable {
 		StatefulConnection<String, String> c = this.connection;
 		if (c != null) {
 			c.close();
+		}
+		StatefulConnection<String, String> r = this.replicatedConnection;
+		if (r != null) {
+			r.close();
 		}
 		this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
 	}

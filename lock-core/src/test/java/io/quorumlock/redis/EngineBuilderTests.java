@@ -1,12 +1,16 @@
 package io.quorumlock.redis;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
 import io.quorumlock.LockOptions;
+import io.quorumlock.LockRequest;
+import io.quorumlock.QuorumUnavailableException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
@@ -88,6 +92,83 @@ class EngineBuilderTests {
 				.defaults(LockOptions.none().lease(Duration.ofSeconds(30)).holdAtMost(Duration.ofSeconds(10)))
 				.build())
 			.withMessageContaining("holdAtMost 10000 ms is shorter than the lease 30000 ms");
+	}
+
+	/** Three masters nobody listens on: building works, every round fails at once. */
+	private static QuorumLockEngine.Builder threeDownNodes() {
+		return QuorumLockEngine.builder()
+			.nodes("redis://127.0.0.1:1", "redis://127.0.0.1:2", "redis://127.0.0.1:3")
+			.defaults(LockOptions.none().lease(Duration.ofSeconds(30)))
+			.instance("slow", LockOptions.none().lease(Duration.ofSeconds(45)));
+	}
+
+	@Test
+	void explicitRejoinDelayShorterThanAConfiguredLeaseIsRefused() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> threeDownNodes().rejoinDelay(Duration.ofSeconds(40)).build())
+			.withMessageContaining("rejoinDelay 40000 ms (quorumlock.rejoin-delay) is shorter than the lease "
+					+ "45000 ms of instance 'slow'");
+	}
+
+	@Test
+	void rejoinDelayOfZeroTurnsTheGuardOffWhateverTheLeases() {
+		try (QuorumLockEngine locks = threeDownNodes().rejoinDelay(Duration.ZERO).build()) {
+			assertThat(locks.rejoinDelay()).isZero();
+			// no guard, no refusal: the request reaches the (unreachable) nodes
+			assertThatExceptionOfType(QuorumUnavailableException.class)
+				.isThrownBy(() -> locks.acquire(LockRequest.of("k").lease(Duration.ofMinutes(5))));
+		}
+	}
+
+	@Test
+	void defaultGuardIsTheLongestConfiguredLeaseAndALongerOneIsRefusedAtCallTime() {
+		try (QuorumLockEngine locks = threeDownNodes().build()) {
+			assertThat(locks.rejoinDelay()).isEqualTo(Duration.ofSeconds(45));
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> locks.acquire(LockRequest.of("k").lease(Duration.ofSeconds(60))))
+				.withMessageContaining("lock key 'lock:{k}': lease 60000 ms is longer than the restart guard in "
+						+ "force, 45000 ms (quorumlock.rejoin-delay)");
+			assertThat(locks.rejoinDelay()).as("the guard never grows at call time").isEqualTo(Duration.ofSeconds(45));
+		}
+	}
+
+	@Test
+	void twoEnginesOfOneConfigurationHaveTheSameGuardWhateverEachRan() {
+		try (QuorumLockEngine first = threeDownNodes().build(); QuorumLockEngine second = threeDownNodes().build()) {
+			try {
+				first.acquire(LockRequest.of("k").lease(Duration.ofSeconds(60)));
+			}
+			catch (RuntimeException ex) {
+				// refused or unavailable: either way it must not move the guard
+			}
+			assertThat(first.rejoinDelay()).isEqualTo(second.rejoinDelay());
+		}
+	}
+
+	@Test
+	void declaredLeasesRaiseTheGuardAtBuildTime() {
+		try (QuorumLockEngine locks = threeDownNodes().declaredLeases(List.of(Duration.ofSeconds(50))).build()) {
+			assertThat(locks.rejoinDelay()).isEqualTo(Duration.ofSeconds(50));
+			assertThatExceptionOfType(QuorumUnavailableException.class)
+				.isThrownBy(() -> locks.acquire(LockRequest.of("k").lease(Duration.ofSeconds(50))));
+		}
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> threeDownNodes().declaredLeases(List.of(Duration.ofSeconds(50)))
+				.rejoinDelay(Duration.ofSeconds(45))
+				.build())
+			.withMessageContaining("is shorter than the lease 50000 ms of a declared lease");
+	}
+
+	@Test
+	void singleModeHasNoGuardAndRefusesNoLease() {
+		try (QuorumLockEngine single = QuorumLockEngine.builder()
+			.nodes("redis://127.0.0.1:1")
+			.rejoinDelay(Duration.ofSeconds(1))
+			.build()) {
+			assertThat(single.rejoinDelay()).isZero();
+			assertThatExceptionOfType(QuorumUnavailableException.class)
+				.isThrownBy(() -> single.acquire(LockRequest.of("k").lease(Duration.ofMinutes(5))));
+		}
 	}
 
 	@Test

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.quorumlock.LeaseLostException;
 import io.quorumlock.Lease;
+import io.quorumlock.LockOptions;
 import io.quorumlock.LockRequest;
 import io.quorumlock.testing.RedisServer;
 import io.quorumlock.testing.RedisServers;
@@ -190,17 +191,17 @@ class FencingIntegrationTests {
 			// every node must have been up past the rejoin delay before the grant
 			await().atMost(Duration.ofSeconds(10)).until(() -> redis.nodes().stream().allMatch((node) -> {
 				String info = String.valueOf(node.call("INFO", "server"));
-				return RedisNode.parseUptimeSeconds(info) >= 2;
+				return RedisNode.parseUptimeSeconds(info) >= 4;
 			}));
 			try (QuorumLockEngine locks = QuorumLockEngine.builder()
 				.nodes(redis.uris())
 				.nodeTimeout(Duration.ofMillis(100))
-				.rejoinDelay(Duration.ofSeconds(1))
+				.defaults(LockOptions.none().lease(Duration.ofSeconds(3)))
+				.rejoinDelay(Duration.ofSeconds(3))
 				.build()) {
 				Lease lease = await().atMost(Duration.ofSeconds(10))
 					.ignoreExceptions()
-					.until(() -> locks.tryAcquire(LockRequest.of(this.key).lease(Duration.ofSeconds(10))),
-							java.util.Optional::isPresent)
+					.until(() -> locks.tryAcquire(LockRequest.of(this.key)), java.util.Optional::isPresent)
 					.orElseThrow();
 				redis.node(2).restart();
 				await().atMost(Duration.ofSeconds(5)).until(() -> redis.node(2).isRunning());

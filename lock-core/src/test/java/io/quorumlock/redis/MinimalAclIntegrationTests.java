@@ -15,6 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.quorumlock.Lease;
 import io.quorumlock.LockListener;
+import io.quorumlock.LockOptions;
 import io.quorumlock.LockRequest;
 import io.quorumlock.RegistryStatus;
 import io.quorumlock.testing.RedisServer;
@@ -66,7 +67,9 @@ class MinimalAclIntegrationTests {
 			.toList();
 		try (QuorumLockEngine engine = QuorumLockEngine.builder()
 			.nodes(uris)
-			.rejoinDelay(Duration.ofSeconds(1))
+			// the restart guard covers every lease in use, the default one included
+			.defaults(LockOptions.none().lease(Duration.ofSeconds(3)))
+			.rejoinDelay(Duration.ofSeconds(3))
 			.nodeTimeout(Duration.ofMillis(500))
 			// a waiter that polled would not try again within its wait: only the
 			// release message can wake it in time

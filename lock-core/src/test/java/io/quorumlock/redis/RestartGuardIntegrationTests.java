@@ -18,6 +18,7 @@ import io.quorumlock.testing.RedisServers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -25,7 +26,7 @@ import static org.awaitility.Awaitility.await;
  * node 2 comes back and node 0 restarts empty. Without the guard B takes nodes 0 and 2
  * while A's lease lives; with it, B is refused.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RestartGuardIntegrationTests {
 
 	@RegisterExtension
@@ -38,16 +39,25 @@ class RestartGuardIntegrationTests {
 		this.key = "k" + UUID.randomUUID();
 	}
 
+	/**
+	 * The guard in force must cover every lease: here the one lease used, {@link #LEASE}.
+	 */
+	private static final Duration LEASE = Duration.ofSeconds(10);
+
 	private static QuorumLockEngine engine(Duration rejoinDelay) {
 		return QuorumLockEngine.builder()
 			.nodes(redis.uris())
 			.nodeTimeout(Duration.ofMillis(50))
+			.defaults(LockOptions.none().lease(LEASE))
 			.rejoinDelay(rejoinDelay)
 			.build();
 	}
 
+	/**
+	 * Unrenewed, so that it stays valid on the nodes that hold it while others restart.
+	 */
 	private LockRequest request() {
-		return LockRequest.of(this.key).lease(Duration.ofSeconds(20));
+		return LockRequest.of(this.key).lease(LEASE).renew(false);
 	}
 
 	@Test
@@ -69,12 +79,12 @@ class RestartGuardIntegrationTests {
 
 	@Test
 	void withTheGuardTheRestartedNodesAreHeldBack() {
-		Duration rejoin = Duration.ofSeconds(2);
+		Duration rejoin = LEASE;
 		redis.node(2).kill();
 		try (QuorumLockEngine a = engine(rejoin)) {
 			// the fixture's servers are fresh too: wait until nodes 0 and 1 have been up
 			// long enough
-			Lease first = await().atMost(Duration.ofSeconds(10))
+			Lease first = await().atMost(Duration.ofSeconds(40))
 				.ignoreExceptions()
 				.until(() -> a.tryAcquire(request()), Optional::isPresent)
 				.orElseThrow();
@@ -85,27 +95,29 @@ class RestartGuardIntegrationTests {
 					.withMessageContaining("acquired 0 of 3 nodes, quorum 2, 1 answered")
 					.withMessageContaining(redis.node(0).port() + ": held back by the restart guard for another")
 					.withMessageContaining(redis.node(2).port() + ": held back by the restart guard")
-					.withMessageContaining("(rejoin-delay 2 s)");
+					.withMessageContaining("(rejoin-delay 10 s)");
 				assertThat(first.isValid()).isTrue();
+				// the guard covers the lease, so the first lease ends before the
+				// restarted nodes vote again
+				first.release();
 				// the restarted nodes vote again once they have been up for the rejoin
 				// delay
-				LockRequest other = LockRequest.of(this.key + "-other").lease(Duration.ofSeconds(5));
-				await().atMost(Duration.ofSeconds(10))
+				LockRequest other = LockRequest.of(this.key + "-other");
+				await().atMost(Duration.ofSeconds(40))
 					.ignoreExceptions()
 					.until(() -> b.tryAcquire(other).map((lease) -> {
 						lease.release();
 						return true;
 					}).orElse(false));
 			}
-			first.release();
 		}
 	}
 
 	@Test
 	void existingEngineHoldsBackANodeThatRestartsUnderIt() {
-		Duration rejoin = Duration.ofSeconds(2);
+		Duration rejoin = LEASE;
 		try (QuorumLockEngine a = engine(rejoin)) {
-			await().atMost(Duration.ofSeconds(10))
+			await().atMost(Duration.ofSeconds(40))
 				.ignoreExceptions()
 				.until(() -> a.tryAcquire(request()).map((lease) -> {
 					lease.release();
@@ -124,20 +136,25 @@ class RestartGuardIntegrationTests {
 	}
 
 	@Test
-	void defaultRejoinDelayIsTheLongestLeaseInUse() {
-		try (QuorumLockEngine quorum = QuorumLockEngine.builder()
+	void defaultGuardIsTheLongestDeclaredLeaseOnEveryEngineWhateverRan() {
+		QuorumLockEngine.Builder configuration = QuorumLockEngine.builder()
 			.nodes(redis.uris())
 			.defaults(LockOptions.none().lease(Duration.ofSeconds(30)))
-			.instance("slow", LockOptions.none().lease(Duration.ofSeconds(45)))
-			.build()) {
-			assertThat(quorum.rejoinDelay()).isEqualTo(Duration.ofSeconds(45));
-			assertThatExceptionOfType(QuorumUnavailableException.class)
-				.isThrownBy(() -> quorum.acquire(LockRequest.of(this.key).lease(Duration.ofSeconds(60))));
-			assertThat(quorum.rejoinDelay()).isEqualTo(Duration.ofSeconds(60));
+			.instance("slow", LockOptions.none().lease(Duration.ofSeconds(45)));
+		try (QuorumLockEngine first = configuration.build(); QuorumLockEngine second = configuration.build()) {
+			assertThat(first.rejoinDelay()).isEqualTo(Duration.ofSeconds(45));
+			// an instance that ran a longer lease does not move its own guard: it is
+			// refused
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> first.acquire(LockRequest.of(this.key).lease(Duration.ofSeconds(60))))
+				.withMessageContaining("lease 60000 ms is longer than the restart guard in force, 45000 ms "
+						+ "(quorumlock.rejoin-delay)");
+			assertThat(first.rejoinDelay()).isEqualTo(second.rejoinDelay()).isEqualTo(Duration.ofSeconds(45));
 		}
 		try (QuorumLockEngine single = QuorumLockEngine.builder().nodes(redis.node(0).uri()).build()) {
 			assertThat(single.rejoinDelay()).isZero();
-			single.acquire(request()).release(); // a fresh single node is usable at once
+			// a fresh single node is usable at once, and no lease is refused
+			single.acquire(LockRequest.of(this.key).lease(Duration.ofMinutes(5))).release();
 		}
 	}
 

@@ -21,6 +21,7 @@ import io.quorumlock.LeaseLostException;
 import io.quorumlock.LockException;
 import io.quorumlock.LockListener;
 import io.quorumlock.LockNotAcquiredException;
+import io.quorumlock.LockOptions;
 import io.quorumlock.LockRequest;
 import io.quorumlock.QuorumUnavailableException;
 
@@ -98,6 +99,7 @@ final class SoakWorker {
 			.nodes(uris)
 			.nodeTimeout(Duration.ofMillis(50))
 			.retryDelay(Duration.ofMillis(5), Duration.ofMillis(50))
+			.defaults(LockOptions.none().lease(lease))
 			.rejoinDelay(rejoinDelay(lease))
 			.listener(new LockListener() {
 				@Override

@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -30,8 +31,10 @@ import io.quorumlock.LockOptions;
  * the key parses, refers only to parameters and existing beans; durations parse, are not
  * negative, the lease is positive and longer than three node timeouts (a renewal every
  * lease/3 must fit in it); {@code holdAtMost} is not shorter than the effective lease;
- * and {@code onFailure = SKIP} has an empty result to return. The first bad declaration
- * is thrown as a {@link DistributedLockDeclarationException}.
+ * {@code onFailure = SKIP} has an empty result to return; and the effective lease is
+ * covered by the registry's restart guard in force ({@code quorumlock.rejoin-delay}), so
+ * no call is refused for it later. The first bad declaration is thrown as a
+ * {@link DistributedLockDeclarationException}.
  */
 public class DistributedLockMethodValidator implements SmartInitializingSingleton, BeanFactoryAware {
 
@@ -41,9 +44,14 @@ public class DistributedLockMethodValidator implements SmartInitializingSingleto
 
 	private final Function<String, LockOptions> configuredOptions;
 
+	private final Supplier<Duration> restartGuard;
+
 	private final LockOperationParser parser = new LockOperationParser(new LockKeyEvaluator());
 
 	private ListableBeanFactory beanFactory;
+
+	/** The restart guard read by {@link #afterSingletonsInstantiated()}; zero before. */
+	private Duration guardInForce = Duration.ZERO;
 
 	/**
 	 * Create a validator.
@@ -52,10 +60,26 @@ public class DistributedLockMethodValidator implements SmartInitializingSingleto
 	 * from configuration, with at least the lease set
 	 */
 	public DistributedLockMethodValidator(Duration nodeTimeout, Function<String, LockOptions> configuredOptions) {
+		this(nodeTimeout, configuredOptions, () -> Duration.ZERO);
+	}
+
+	/**
+	 * Create a validator that also checks every effective lease against the restart guard
+	 * in force.
+	 * @param nodeTimeout the registry's node timeout
+	 * @param configuredOptions the options a lock of the given name (empty for none) gets
+	 * from configuration, with at least the lease set
+	 * @param restartGuard the registry's restart guard in force, read once the singletons
+	 * exist; zero when there is none
+	 */
+	public DistributedLockMethodValidator(Duration nodeTimeout, Function<String, LockOptions> configuredOptions,
+			Supplier<Duration> restartGuard) {
 		Assert.notNull(nodeTimeout, "'nodeTimeout' must not be null");
 		Assert.notNull(configuredOptions, "'configuredOptions' must not be null");
+		Assert.notNull(restartGuard, "'restartGuard' must not be null");
 		this.nodeTimeout = nodeTimeout;
 		this.configuredOptions = configuredOptions;
+		this.restartGuard = restartGuard;
 	}
 
 	/**
@@ -74,6 +98,7 @@ public class DistributedLockMethodValidator implements SmartInitializingSingleto
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
+		this.guardInForce = this.restartGuard.get();
 		for (String name : this.beanFactory.getBeanNamesForType(Object.class, true, false)) {
 			Class<?> type = this.beanFactory.getType(name, false);
 			if (type != null) {
@@ -136,6 +161,10 @@ public class DistributedLockMethodValidator implements SmartInitializingSingleto
 			throw new DistributedLockDeclarationException(operation.description(), "lease", annotation.lease(),
 					"must be longer than 3 x the node timeout (" + this.nodeTimeout.toMillis()
 							+ "ms): a renewal every lease/3 must fit in it");
+		}
+		Duration guard = this.guardInForce;
+		if (!guard.isNegative() && !guard.isZero() && lease.get().compareTo(guard) > 0) {
+			throw DeclaredLeases.notCovered(operation.description(), annotation.lease(), lease.get(), guard);
 		}
 		Optional<Duration> holdAtMost = effective.holdAtMost();
 		if (holdAtMost.isPresent() && holdAtMost.get().compareTo(lease.get()) < 0) {

@@ -1,5 +1,6 @@
 package io.quorumlock.autoconfigure;
 
+import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 
@@ -18,6 +19,7 @@ import org.springframework.core.env.Environment;
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.aop.DistributedLockAdvisor;
 import io.quorumlock.aop.DistributedLockMethodValidator;
+import io.quorumlock.redis.QuorumLockEngine;
 
 /**
  * The {@code @DistributedLock} advisor and the start-up check of every annotated method.
@@ -47,9 +49,12 @@ class QuorumLockAspectConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DistributedLockMethodValidator distributedLockMethodValidator(QuorumLockProperties properties) {
+	DistributedLockMethodValidator distributedLockMethodValidator(QuorumLockProperties properties,
+			ObjectProvider<DistributedLockRegistry> registry) {
 		return new DistributedLockMethodValidator(properties.getNodeTimeout(),
-				(name) -> ConfiguredLockOptions.forName(properties, name));
+				(name) -> ConfiguredLockOptions.forName(properties, name),
+				() -> (registry.getIfUnique() instanceof QuorumLockEngine engine) ? engine.rejoinDelay()
+						: Duration.ZERO);
 	}
 
 	/** Boot's application task executor when there is one, else the common pool. */

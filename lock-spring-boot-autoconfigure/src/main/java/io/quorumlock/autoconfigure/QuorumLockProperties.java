@@ -84,8 +84,11 @@ public class QuorumLockProperties {
 
 	/**
 	 * Restart guard: a node that restarted less than this long ago does not count toward
-	 * a quorum. Empty means the longest lease in use; zero turns the guard off. Single
-	 * mode has no guard.
+	 * a quorum. Empty means the longest lease declared (quorumlock.lease, every instance
+	 * lease and every @DistributedLock lease), fixed at start-up; a longer lease is
+	 * refused at call time, and a value shorter than a declared lease stops the start-up.
+	 * Zero turns the guard off. Single mode has no guard. Every instance using the same
+	 * masters needs the same value.
 	 */
 	private Duration rejoinDelay;
 

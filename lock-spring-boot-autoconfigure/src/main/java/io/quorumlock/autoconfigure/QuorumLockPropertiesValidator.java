@@ -53,6 +53,34 @@ final class QuorumLockPropertiesValidator {
 					nodeTimeout);
 		}
 		QuorumNodes.toRedisUris(properties.getNodes());
+		checkRejoinDelay(properties);
+	}
+
+	/**
+	 * In quorum mode an explicit, non-zero {@code rejoin-delay} must cover every
+	 * configured lease (the annotated ones are checked when the engine is built).
+	 */
+	private static void checkRejoinDelay(QuorumLockProperties properties) {
+		Duration rejoinDelay = properties.getRejoinDelay();
+		if (properties.getNodes().size() < 2 || rejoinDelay == null || rejoinDelay.isZero()) {
+			return;
+		}
+		String longestProperty = "quorumlock.lease";
+		Duration longest = properties.getLease();
+		for (Map.Entry<String, QuorumLockProperties.Instance> entry : properties.getInstances().entrySet()) {
+			Duration lease = entry.getValue().getLease();
+			if (lease != null && lease.compareTo(longest) > 0) {
+				longest = lease;
+				longestProperty = "quorumlock.instances." + entry.getKey() + ".lease";
+			}
+		}
+		if (rejoinDelay.compareTo(longest) < 0) {
+			throw new InvalidQuorumLockPropertyException("quorumlock.rejoin-delay", text(rejoinDelay),
+					"must not be shorter than " + longestProperty + " (" + text(longest)
+							+ "): a master restarted empty would vote again while a lease taken before the restart "
+							+ "may still be held; set it to at least " + text(longest)
+							+ " on every instance, leave it unset, or 0s to turn the restart guard off");
+		}
 	}
 
 	private static void checkInstance(String prefix, String name, QuorumLockProperties.Instance instance,

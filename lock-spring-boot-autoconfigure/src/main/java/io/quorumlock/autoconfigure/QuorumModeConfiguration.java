@@ -1,5 +1,6 @@
 package io.quorumlock.autoconfigure;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.ssl.SslBundle;
@@ -10,13 +11,16 @@ import org.springframework.context.annotation.Configuration;
 
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.LockListener;
+import io.quorumlock.aop.DeclaredLeases;
 import io.quorumlock.redis.QuorumLockEngine;
 
 /**
  * Quorum mode: the engine on the independent masters listed in {@code quorumlock.nodes},
  * with its own Lettuce resources (tuned to reconnect quickly to a restarted node) and,
  * for {@code rediss://} nodes, the trust of the SSL bundle named by
- * {@code quorumlock.ssl.bundle}.
+ * {@code quorumlock.ssl.bundle}. Its restart guard covers every lease declared: the
+ * configured ones and every {@code @DistributedLock} method's, read from the bean
+ * definitions before the engine is built.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnMissingBean(DistributedLockRegistry.class)
@@ -25,11 +29,19 @@ class QuorumModeConfiguration {
 
 	@Bean(destroyMethod = "close")
 	QuorumLockEngine quorumLockEngine(QuorumLockProperties properties, ObjectProvider<LockListener> listeners,
-			ObjectProvider<QuorumLockEngineCustomizer> customizers, ObjectProvider<SslBundles> sslBundles) {
+			ObjectProvider<QuorumLockEngineCustomizer> customizers, ObjectProvider<SslBundles> sslBundles,
+			ListableBeanFactory beanFactory) {
 		QuorumLockEngineConfigurer configurer = new QuorumLockEngineConfigurer(properties, listeners, customizers);
 		configurer.validate();
+		// the restart guard covers every lease declared, annotated ones included
+		DeclaredLeases declared = DeclaredLeases.scan(beanFactory,
+				(name) -> ConfiguredLockOptions.forName(properties, name));
+		if (properties.getRejoinDelay() != null) {
+			declared.checkCoveredBy(properties.getRejoinDelay());
+		}
 		QuorumLockEngine.Builder builder = QuorumLockEngine.builder()
-			.redisUris(QuorumNodes.toRedisUris(properties.getNodes()));
+			.redisUris(QuorumNodes.toRedisUris(properties.getNodes()))
+			.declaredLeases(declared.leases());
 		SslBundle bundle = QuorumLockSsl.configuredBundle(properties, sslBundles.getIfAvailable());
 		if (bundle != null) {
 			builder.sslOptions(QuorumLockSsl.sslOptions(bundle));

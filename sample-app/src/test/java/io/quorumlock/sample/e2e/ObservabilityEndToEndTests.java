@@ -53,7 +53,8 @@ import static org.awaitility.Awaitility.await;
 		webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=health,locks,prometheus",
 				"management.endpoint.health.show-details=always", "quorumlock.rejoin-delay=2s",
-				"quorumlock.node-timeout=50ms", "sample.embedded-redis.enabled=false",
+				// the restart guard must cover every lease in use
+				"quorumlock.lease=2s", "quorumlock.node-timeout=50ms", "sample.embedded-redis.enabled=false",
 				// Boot's redis indicator would ping spring.data.redis (localhost:6379),
 				// not ours
 				"management.health.redis.enabled=false" })
@@ -177,7 +178,7 @@ class ObservabilityEndToEndTests {
 		static class WorkController {
 
 			@PostMapping("/work/{id}")
-			@DistributedLock(key = "#id", name = "work", lease = "10s", waitAtMost = "0s")
+			@DistributedLock(key = "#id", name = "work", lease = "2s", waitAtMost = "0s")
 			String work(@PathVariable String id) throws InterruptedException {
 				if ("held".equals(id)) {
 					inside.countDown();

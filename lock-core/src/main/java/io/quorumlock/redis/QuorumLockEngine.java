@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -351,15 +350,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		CompletableFuture<RedisLease> result = start(resolved);
-		CompletableFuture<Lease> view = result.thenApply((lease) -> lease);
-		// Cancelling what the caller holds must stop the acquisition behind it.
-		view.whenComplete((lease, error) -> {
-			if (error instanceof CancellationException) {
-				result.cancel(false);
-			}
-		});
-		return view;
+		return Handoff.view(this, start(resolved));
 	}
 
 	@Override
@@ -412,7 +403,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 				}
 				catch (InterruptedException ex) {
 					if (interruptible) {
-						future.cancel(false);
+						Handoff.abandon(this, future); // a grant racing the interrupt
 						Thread.currentThread().interrupt();
 						throw new LockNotAcquiredException(
 								resolved.describe() + ": not acquired, the waiting thread was interrupted");

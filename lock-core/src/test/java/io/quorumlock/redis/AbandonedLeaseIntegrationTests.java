@@ -96,7 +96,9 @@ class AbandonedLeaseIntegrationTests {
 
 	/** Nothing of the abandoned acquisitions is left: not on Redis, not in this JVM. */
 	private void assertNothingLeft() {
-		await().atMost(Duration.ofSeconds(10)).until(() -> !redis.node(0).exists(redisKey()));
+		await().pollInterval(Duration.ofMillis(5))
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> !redis.node(0).exists(redisKey()));
 		// another process gets it promptly...
 		engine().acquire(LockRequest.of(this.key).waitAtMost(Duration.ofSeconds(5))).release();
 		// ...and so does another caller of this JVM (no local gate left held)
@@ -118,7 +120,7 @@ class AbandonedLeaseIntegrationTests {
 	@ParameterizedTest
 	@EnumSource(GiveUp.class)
 	void giveUpRacingTheGrantLeavesNothing(GiveUp giveUp) {
-		for (int i = 0; i < 200; i++) {
+		for (int i = 0; i < 100; i++) {
 			CompletableFuture<Lease> future = this.locks.acquireAsync(LockRequest.of(this.key));
 			if (ThreadLocalRandom.current().nextBoolean()) {
 				Thread.onSpinWait();
@@ -130,7 +132,9 @@ class AbandonedLeaseIntegrationTests {
 			}
 			else {
 				// the caller has no lease: whatever the acquisition got must be undone
-				await().atMost(Duration.ofSeconds(10)).until(() -> !redis.node(0).exists(redisKey()));
+				await().pollInterval(Duration.ofMillis(5))
+					.atMost(Duration.ofSeconds(10))
+					.until(() -> !redis.node(0).exists(redisKey()));
 			}
 		}
 		assertNothingLeft();
@@ -138,7 +142,7 @@ class AbandonedLeaseIntegrationTests {
 
 	@Test
 	void interruptRacingTheGrantLeavesNothing() throws Exception {
-		for (int i = 0; i < 200; i++) {
+		for (int i = 0; i < 100; i++) {
 			AtomicReference<Lease> got = new AtomicReference<>();
 			Thread caller = new Thread(() -> {
 				try {
@@ -159,7 +163,9 @@ class AbandonedLeaseIntegrationTests {
 				got.get().release();
 			}
 			else {
-				await().atMost(Duration.ofSeconds(10)).until(() -> !redis.node(0).exists(redisKey()));
+				await().pollInterval(Duration.ofMillis(5))
+					.atMost(Duration.ofSeconds(10))
+					.until(() -> !redis.node(0).exists(redisKey()));
 			}
 		}
 		assertNothingLeft();

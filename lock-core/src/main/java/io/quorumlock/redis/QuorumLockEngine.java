@@ -356,18 +356,35 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	@Override
 	public <T> T execute(LockRequest request, Callable<T> action) {
 		Lease lease = acquire(request);
+		T value;
 		try {
-			return action.call();
+			value = action.call();
 		}
 		catch (RuntimeException | Error ex) {
+			releaseAfter(lease, ex);
 			throw ex;
 		}
 		catch (Exception ex) {
-			throw new UndeclaredThrowableException(ex,
+			UndeclaredThrowableException wrapped = new UndeclaredThrowableException(ex,
 					"checked exception from the action run under " + resolveQuietly(request));
+			releaseAfter(lease, wrapped);
+			throw wrapped;
 		}
-		finally {
+		lease.release(); // a loss while the action ran is the outcome (on-lease-lost:
+							// throw)
+		return value;
+	}
+
+	/**
+	 * Release after the action failed: the action's failure stays the outcome, a release
+	 * failure (such as the lease loss) is kept as suppressed.
+	 */
+	private static void releaseAfter(Lease lease, Throwable failure) {
+		try {
 			lease.release();
+		}
+		catch (RuntimeException releaseFailure) {
+			failure.addSuppressed(releaseFailure);
 		}
 	}
 

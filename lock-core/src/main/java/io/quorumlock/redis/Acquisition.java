@@ -177,7 +177,7 @@ final class Acquisition {
 		// since a late SET may still land; per-connection ordering puts the delete after
 		// it.
 		CompletableFuture<?> undo = (tally.yes() > 0 || !tally.failures().isEmpty())
-				? this.engine.releaseOnAll(key, this.token) : CompletableFuture.completedFuture(null);
+				? this.engine.releaseOnAll(key, this.token, this.leaseNanos) : CompletableFuture.completedFuture(null);
 		boolean waitOver = now - this.deadline >= 0 || this.result.isDone();
 		if (tally.answered() < tally.quorum()) {
 			// Without a wait this fails at once; with one, nodes may come back (or answer
@@ -281,7 +281,7 @@ final class Acquisition {
 		this.validUntil = Long.MAX_VALUE;
 		CompletableFuture<?> undone = CompletableFuture.allOf(this.keys.subList(0, grantedKeys)
 			.stream()
-			.map((key) -> this.engine.releaseOnAll(key, this.token))
+			.map((key) -> this.engine.releaseOnAll(key, this.token, this.leaseNanos))
 			.toArray(CompletableFuture[]::new));
 		undone.whenComplete((ok, error) -> {
 			if (this.engine.nanoTime() - this.deadline >= 0 || this.result.isDone()) {
@@ -355,7 +355,7 @@ final class Acquisition {
 		CompletableFuture<?> undone = (grantedKeys == 0) ? CompletableFuture.completedFuture(null)
 				: CompletableFuture.allOf(this.keys.subList(0, grantedKeys)
 					.stream()
-					.map((key) -> this.engine.releaseOnAll(key, this.token))
+					.map((key) -> this.engine.releaseOnAll(key, this.token, this.leaseNanos))
 					.toArray(CompletableFuture[]::new));
 		// Fail only once the keys are deleted and the gates passed on, so that the caller
 		// (and the next local waiter) finds nothing of this attempt left.

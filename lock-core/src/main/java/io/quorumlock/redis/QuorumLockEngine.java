@@ -199,8 +199,10 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		catch (ExecutionException | java.util.concurrent.TimeoutException ex) {
 			// reported per node through onNodeError
 		}
-		this.scheduler.scheduleWithFixedDelay(() -> this.nodes.forEach(RedisNode::refreshIfUnknown), 1, 1,
-				TimeUnit.SECONDS);
+		this.scheduler.scheduleWithFixedDelay(() -> this.nodes.forEach((node) -> {
+			node.refreshIfUnknown();
+			node.redoPending();
+		}), 1, 1, TimeUnit.SECONDS);
 	}
 
 	/**
@@ -585,14 +587,15 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		}
 		lease.cancelWatchdog();
 		List<String> keys = lease.request().redisKeys();
+		long leaseNanos = lease.request().lease().toNanos();
 		CompletableFuture<?> done;
 		if (keys.size() == 1) {
-			done = releaseOnAll(keys.get(0), lease.token());
+			done = releaseOnAll(keys.get(0), lease.token(), leaseNanos);
 		}
 		else {
 			CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
 			for (int i = 0; i < rounds.length; i++) {
-				rounds[i] = releaseOnAll(keys.get(i), lease.token());
+				rounds[i] = releaseOnAll(keys.get(i), lease.token(), leaseNanos);
 			}
 			done = CompletableFuture.allOf(rounds);
 		}
@@ -623,10 +626,14 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		return (earlier != null) ? earlier : loss;
 	}
 
-	/** Compare-and-delete a key for a token on every node in parallel, voting or not. */
-	CompletableFuture<Round.Tally> releaseOnAll(String key, String token) {
+	/**
+	 * Compare-and-delete a key for a token on every node in parallel, voting or not. A
+	 * node that fails it without a reply (its connection down) is sent it again when it
+	 * is back, while a SET of this lease could still be alive there.
+	 */
+	CompletableFuture<Round.Tally> releaseOnAll(String key, String token, long leaseNanos) {
 		String channel = LockKeys.channel(key);
-		return round((node) -> node.eval(Script.RELEASE, key, token, channel), ONE);
+		return round((node) -> node.evalRedone(Script.RELEASE, leaseNanos, key, token, channel), ONE);
 	}
 
 	/** A script's answer that it took effect. */

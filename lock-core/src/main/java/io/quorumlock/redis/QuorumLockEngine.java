@@ -202,6 +202,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		this.scheduler.scheduleWithFixedDelay(() -> this.nodes.forEach((node) -> {
 			node.refreshIfUnknown();
 			node.redoPending();
+			node.unsubscribeUnwanted();
 		}), 1, 1, TimeUnit.SECONDS);
 	}
 

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -134,6 +135,13 @@ final class RedisNode implements AutoCloseable {
 	/** A command to send again until {@code until} (nanoTime). */
 	private record Redo(Script script, String key, String[] args, long until) {
 	}
+
+	/**
+	 * Channels whose UNSUBSCRIBE failed without a reply (pub/sub connection down):
+	 * Lettuce subscribes them again on reconnect, so they are unsubscribed once it is
+	 * back, unless a new wait subscribed them meanwhile.
+	 */
+	private final java.util.Set<String> unwanted = ConcurrentHashMap.newKeySet();
 
 	/** Redis's own text for the last failed connection attempt, else null. */
 	private volatile String connectFailure;
@@ -632,13 +640,39 @@ final class RedisNode implements AutoCloseable {
 
 	/** Subscribe to a release channel; completes when the subscription is confirmed. */
 	CompletableFuture<Void> subscribe(String channel) {
+		this.unwanted.remove(channel);
 		return pubSub().thenCompose((ps) -> ps.async().subscribe(channel).toCompletableFuture());
 	}
 
+	/**
+	 * Unsubscribe from a release channel; if the pub/sub connection is down, once it is
+	 * back.
+	 */
 	void unsubscribe(String channel) {
 		CompletableFuture<StatefulRedisPubSubConnection<String, String>> ps = this.pubSub.get();
 		if (ps != null && ps.isDone() && !ps.isCompletedExceptionally()) {
-			ps.join().async().unsubscribe(channel);
+			ps.join().async().unsubscribe(channel).toCompletableFuture().whenComplete((ok, error) -> {
+				if (error != null && !(unwrap(error) instanceof RedisCommandExecutionException) && !this.closed) {
+					this.unwanted.add(channel);
+				}
+			});
+		}
+	}
+
+	/**
+	 * Unsubscribe the channels whose UNSUBSCRIBE was lost, once the pub/sub connection is
+	 * open; on every pub/sub reconnect and by the engine's periodic check.
+	 */
+	void unsubscribeUnwanted() {
+		CompletableFuture<StatefulRedisPubSubConnection<String, String>> ps = this.pubSub.get();
+		if (this.unwanted.isEmpty() || ps == null || !ps.isDone() || ps.isCompletedExceptionally()
+				|| !ps.join().isOpen()) {
+			return;
+		}
+		for (String channel : List.copyOf(this.unwanted)) {
+			if (this.unwanted.remove(channel)) {
+				unsubscribe(channel);
+			}
 		}
 	}
 
@@ -660,6 +694,12 @@ final class RedisNode implements AutoCloseable {
 					created.completeExceptionally(error);
 					return;
 				}
+				conn.addListener(new RedisConnectionStateListener() {
+					@Override
+					public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress address) {
+						RedisNode.this.scheduler.execute(RedisNode.this::unsubscribeUnwanted);
+					}
+				});
 				conn.addListener(new RedisPubSubAdapter<>() {
 					@Override
 					public void message(String channel, String message) {

@@ -152,12 +152,22 @@ final class Acquisition {
 		long until = this.engine.validity().validUntil(attemptStart, this.leaseNanos);
 		if (tally.reached() && Validity.remaining(until, now) > 0) {
 			this.granted++;
-			this.validUntil = Math.min(this.validUntil, until);
 			stopListening(key);
 			if (this.granted < this.keys.size()) {
-				enterGate();
+				this.validUntil = Math.min(this.validUntil, until);
+				if (this.granted < this.gates) {
+					attempt(); // re-taking keys after a failed proof: their gates are
+								// ours
+				}
+				else {
+					enterGate();
+				}
+			}
+			else if (this.keys.size() > 1 && needsProof(now)) {
+				prove(until);
 			}
 			else {
+				this.validUntil = Math.min(this.validUntil, until);
 				grant();
 			}
 			return;
@@ -167,7 +177,7 @@ final class Acquisition {
 		// since a late SET may still land; per-connection ordering puts the delete after
 		// it.
 		CompletableFuture<?> undo = (tally.yes() > 0 || !tally.failures().isEmpty())
-				? this.engine.releaseOnAll(key, this.token) : CompletableFuture.completedFuture(null);
+				? this.engine.releaseOnAll(key, this.token, this.leaseNanos) : CompletableFuture.completedFuture(null);
 		boolean waitOver = now - this.deadline >= 0 || this.result.isDone();
 		if (tally.answered() < tally.quorum()) {
 			// Without a wait this fails at once; with one, nodes may come back (or answer
@@ -203,6 +213,84 @@ final class Acquisition {
 			return;
 		}
 		retryLater(now, wake);
+	}
+
+	/**
+	 * Whether the earlier keys of a multi-key lease must be proven held before the grant:
+	 * their own rounds prove them held (on a quorum, uninterrupted) only until
+	 * {@link #validUntil}, the earliest of their validities. Once less than two thirds of
+	 * a lease is left of it (the point at which a lease would have been renewed) the
+	 * grant runs a compare-and-extend round instead, so that it never stands on a key
+	 * that may have expired, and a new lease always starts with most of its validity.
+	 */
+	private boolean needsProof(long now) {
+		return Validity.remaining(this.validUntil, now) < this.leaseNanos - this.leaseNanos / 3;
+	}
+
+	/**
+	 * The proof round of a multi-key grant: extend every earlier key to the full lease
+	 * where this token still holds it, on every node in parallel. A key extended on a
+	 * quorum was held by this token on each of those nodes since its SET (a token is set
+	 * once and never comes back after an expiry or a delete), so no other client can have
+	 * held it on a quorum meanwhile; its validity is then measured from the start of this
+	 * round. A key that falls short may have been lost: every key is undone and the keys
+	 * are taken again from the first, in order, while the wait lasts (the local gates
+	 * stay ours, so no caller of this JVM gets in between).
+	 * @param lastUntil the validity of the last key, from its own round
+	 */
+	private void prove(long lastUntil) {
+		if (this.result.isDone()) {
+			giveUp(null);
+			return;
+		}
+		List<String> earlier = this.keys.subList(0, this.keys.size() - 1);
+		String leaseArg = Long.toString(this.leaseMillis);
+		long proofStart = this.engine.nanoTime();
+		CompletableFuture<?>[] rounds = earlier.stream()
+			.map((key) -> this.engine.voterRound((node) -> node.eval(Script.EXTEND, key, this.token, leaseArg),
+					QuorumLockEngine.ONE))
+			.toArray(CompletableFuture[]::new);
+		this.rounds++;
+		CompletableFuture.allOf(rounds).whenComplete((ok, error) -> {
+			long now = this.engine.nanoTime();
+			long until = Math.min(lastUntil, this.engine.validity().validUntil(proofStart, this.leaseNanos));
+			String lost = null;
+			for (int i = 0; i < rounds.length && lost == null; i++) {
+				Round.Tally tally = (Round.Tally) rounds[i].join();
+				if (!tally.reached()) {
+					lost = earlier.get(i) + " no longer held while waiting for later keys: extended " + tally.figures()
+							+ QuorumLockEngine.failures(tally);
+				}
+			}
+			if (lost == null && Validity.remaining(until, now) > 0) {
+				this.validUntil = until;
+				grant();
+				return;
+			}
+			retakeAll((lost != null) ? lost : "validity exhausted by the proof round");
+		});
+	}
+
+	/**
+	 * A failed proof: undo every key on Redis (keeping the local gates), then take them
+	 * again from the first while the wait lasts, else fail.
+	 */
+	private void retakeAll(String why) {
+		int grantedKeys = this.granted;
+		this.granted = 0;
+		this.validUntil = Long.MAX_VALUE;
+		CompletableFuture<?> undone = CompletableFuture.allOf(this.keys.subList(0, grantedKeys)
+			.stream()
+			.map((key) -> this.engine.releaseOnAll(key, this.token, this.leaseNanos))
+			.toArray(CompletableFuture[]::new));
+		undone.whenComplete((ok, error) -> {
+			if (this.engine.nanoTime() - this.deadline >= 0 || this.result.isDone()) {
+				giveUp(notAcquired(why));
+			}
+			else {
+				this.engine.scheduler().execute(this::attempt);
+			}
+		});
 	}
 
 	/**
@@ -267,7 +355,7 @@ final class Acquisition {
 		CompletableFuture<?> undone = (grantedKeys == 0) ? CompletableFuture.completedFuture(null)
 				: CompletableFuture.allOf(this.keys.subList(0, grantedKeys)
 					.stream()
-					.map((key) -> this.engine.releaseOnAll(key, this.token))
+					.map((key) -> this.engine.releaseOnAll(key, this.token, this.leaseNanos))
 					.toArray(CompletableFuture[]::new));
 		// Fail only once the keys are deleted and the gates passed on, so that the caller
 		// (and the next local waiter) finds nothing of this attempt left.

@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -189,8 +188,11 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		catch (ExecutionException | java.util.concurrent.TimeoutException ex) {
 			// reported per node through onNodeError
 		}
-		this.scheduler.scheduleWithFixedDelay(() -> this.nodes.forEach(RedisNode::refreshIfUnknown), 1, 1,
-				TimeUnit.SECONDS);
+		this.scheduler.scheduleWithFixedDelay(() -> this.nodes.forEach((node) -> {
+			node.refreshIfUnknown();
+			node.redoPending();
+			node.unsubscribeUnwanted();
+		}), 1, 1, TimeUnit.SECONDS);
 	}
 
 	/**
@@ -340,32 +342,41 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		CompletableFuture<RedisLease> result = start(resolved);
-		CompletableFuture<Lease> view = result.thenApply((lease) -> lease);
-		// Cancelling what the caller holds must stop the acquisition behind it.
-		view.whenComplete((lease, error) -> {
-			if (error instanceof CancellationException) {
-				result.cancel(false);
-			}
-		});
-		return view;
+		return Handoff.view(this, start(resolved));
 	}
 
 	@Override
 	public <T> T execute(LockRequest request, Callable<T> action) {
 		Lease lease = acquire(request);
+		T value;
 		try {
-			return action.call();
+			value = action.call();
 		}
 		catch (RuntimeException | Error ex) {
+			releaseAfter(lease, ex);
 			throw ex;
 		}
 		catch (Exception ex) {
-			throw new UndeclaredThrowableException(ex,
+			UndeclaredThrowableException wrapped = new UndeclaredThrowableException(ex,
 					"checked exception from the action run under " + resolveQuietly(request));
+			releaseAfter(lease, wrapped);
+			throw wrapped;
 		}
-		finally {
+		lease.release(); // a loss while the action ran is the outcome (on-lease-lost:
+							// throw)
+		return value;
+	}
+
+	/**
+	 * Release after the action failed: the action's failure stays the outcome, a release
+	 * failure (such as the lease loss) is kept as suppressed.
+	 */
+	private static void releaseAfter(Lease lease, Throwable failure) {
+		try {
 			lease.release();
+		}
+		catch (RuntimeException releaseFailure) {
+			failure.addSuppressed(releaseFailure);
 		}
 	}
 
@@ -401,7 +412,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 				}
 				catch (InterruptedException ex) {
 					if (interruptible) {
-						future.cancel(false);
+						Handoff.abandon(this, future); // a grant racing the interrupt
 						Thread.currentThread().interrupt();
 						throw new LockNotAcquiredException(
 								resolved.describe() + ": not acquired, the waiting thread was interrupted");
@@ -564,14 +575,15 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		}
 		lease.cancelWatchdog();
 		List<String> keys = lease.request().redisKeys();
+		long leaseNanos = lease.request().lease().toNanos();
 		CompletableFuture<?> done;
 		if (keys.size() == 1) {
-			done = releaseOnAll(keys.get(0), lease.token());
+			done = releaseOnAll(keys.get(0), lease.token(), leaseNanos);
 		}
 		else {
 			CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
 			for (int i = 0; i < rounds.length; i++) {
-				rounds[i] = releaseOnAll(keys.get(i), lease.token());
+				rounds[i] = releaseOnAll(keys.get(i), lease.token(), leaseNanos);
 			}
 			done = CompletableFuture.allOf(rounds);
 		}
@@ -602,10 +614,14 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		return (earlier != null) ? earlier : loss;
 	}
 
-	/** Compare-and-delete a key for a token on every node in parallel, voting or not. */
-	CompletableFuture<Round.Tally> releaseOnAll(String key, String token) {
+	/**
+	 * Compare-and-delete a key for a token on every node in parallel, voting or not. A
+	 * node that fails it without a reply (its connection down) is sent it again when it
+	 * is back, while a SET of this lease could still be alive there.
+	 */
+	CompletableFuture<Round.Tally> releaseOnAll(String key, String token, long leaseNanos) {
 		String channel = LockKeys.channel(key);
-		return round((node) -> node.eval(Script.RELEASE, key, token, channel), ONE);
+		return round((node) -> node.evalRedone(Script.RELEASE, leaseNanos, key, token, channel), ONE);
 	}
 
 	/** A script's answer that it took effect. */

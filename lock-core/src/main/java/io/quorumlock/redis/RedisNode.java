@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -141,6 +143,25 @@ final class RedisNode implements AutoCloseable {
 	 */
 	private volatile LeaseArgs lastSetArgs;
 
+	/**
+	 * Compare-and-delete commands this node failed without a reply from Redis (rejected
+	 * while disconnected, or lost with the connection), to send again once it is back:
+	 * the SET they undo may have landed before the drop. Each is dropped once the lease
+	 * it undoes is over, so the queue only ever holds what could still be alive.
+	 */
+	private final ConcurrentLinkedQueue<Redo> redo = new ConcurrentLinkedQueue<>();
+
+	/** A command to send again until {@code until} (nanoTime). */
+	private record Redo(Script script, String key, String[] args, long until) {
+	}
+
+	/**
+	 * Channels whose UNSUBSCRIBE failed without a reply (pub/sub connection down):
+	 * Lettuce subscribes them again on reconnect, so they are unsubscribed once it is
+	 * back, unless a new wait subscribed them meanwhile.
+	 */
+	private final java.util.Set<String> unwanted = ConcurrentHashMap.newKeySet();
+
 	/** Redis's own text for the last failed connection attempt, else null. */
 	private volatile String connectFailure;
 
@@ -242,6 +263,7 @@ final class RedisNode implements AutoCloseable {
 					RedisNode.this.startedAt = UNKNOWN;
 					RedisNode.this.scheduler.execute(RedisNode.this::readUptime);
 					RedisNode.this.scheduler.execute(RedisNode.this::probeScripts);
+					RedisNode.this.scheduler.execute(RedisNode.this::redoPending);
 				}
 			}
 
@@ -670,15 +692,90 @@ final class RedisNode implements AutoCloseable {
 				: CompletableFuture.failedFuture(error));
 	}
 
+	/**
+	 * Run an idempotent, token-checked script (a compare-and-delete); if it fails without
+	 * a reply from Redis, send it again once the node is connected, for as long as
+	 * {@code aliveNanos} from now (the lease the command undoes).
+	 */
+	CompletableFuture<Long> evalRedone(Script script, long aliveNanos, String key, String... args) {
+		return evalRedone(new Redo(script, key, args, this.nanoClock.getAsLong() + aliveNanos));
+	}
+
+	private CompletableFuture<Long> evalRedone(Redo command) {
+		CompletableFuture<Long> reply = eval(command.script(), command.key(), command.args());
+		reply.whenComplete((value, error) -> {
+			if (error != null && !(unwrap(error) instanceof RedisCommandExecutionException) && !this.closed) {
+				this.redo.add(command);
+				if (isConnected()) {
+					// back already (or never gone: a command timeout): no reconnect will
+					// come to send it
+					this.scheduler.execute(this::redoPending);
+				}
+			}
+		});
+		return reply;
+	}
+
+	/**
+	 * Send the pending redos again, dropping those whose lease is over; called on every
+	 * reconnect and by the engine's periodic check.
+	 */
+	void redoPending() {
+		if (this.redo.isEmpty() || !isConnected() || this.closed) {
+			return;
+		}
+		long now = this.nanoClock.getAsLong();
+		for (int n = this.redo.size(); n > 0; n--) {
+			Redo command = this.redo.poll();
+			if (command == null) {
+				return;
+			}
+			if (command.until() - now > 0) {
+				evalRedone(command);
+			}
+		}
+	}
+
+	/** Commands waiting to be sent again, for tests. */
+	int pendingRedos() {
+		return this.redo.size();
+	}
+
 	/** Subscribe to a release channel; completes when the subscription is confirmed. */
 	CompletableFuture<Void> subscribe(String channel) {
+		this.unwanted.remove(channel);
 		return pubSub().thenCompose((ps) -> ps.async().subscribe(channel).toCompletableFuture());
 	}
 
+	/**
+	 * Unsubscribe from a release channel; if the pub/sub connection is down, once it is
+	 * back.
+	 */
 	void unsubscribe(String channel) {
 		CompletableFuture<StatefulRedisPubSubConnection<String, String>> ps = this.pubSub.get();
 		if (ps != null && ps.isDone() && !ps.isCompletedExceptionally()) {
-			ps.join().async().unsubscribe(channel);
+			ps.join().async().unsubscribe(channel).toCompletableFuture().whenComplete((ok, error) -> {
+				if (error != null && !(unwrap(error) instanceof RedisCommandExecutionException) && !this.closed) {
+					this.unwanted.add(channel);
+				}
+			});
+		}
+	}
+
+	/**
+	 * Unsubscribe the channels whose UNSUBSCRIBE was lost, once the pub/sub connection is
+	 * open; on every pub/sub reconnect and by the engine's periodic check.
+	 */
+	void unsubscribeUnwanted() {
+		CompletableFuture<StatefulRedisPubSubConnection<String, String>> ps = this.pubSub.get();
+		if (this.unwanted.isEmpty() || ps == null || !ps.isDone() || ps.isCompletedExceptionally()
+				|| !ps.join().isOpen()) {
+			return;
+		}
+		for (String channel : List.copyOf(this.unwanted)) {
+			if (this.unwanted.remove(channel)) {
+				unsubscribe(channel);
+			}
 		}
 	}
 
@@ -700,6 +797,12 @@ final class RedisNode implements AutoCloseable {
 					created.completeExceptionally(error);
 					return;
 				}
+				conn.addListener(new RedisConnectionStateListener() {
+					@Override
+					public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress address) {
+						RedisNode.this.scheduler.execute(RedisNode.this::unsubscribeUnwanted);
+					}
+				});
 				conn.addListener(new RedisPubSubAdapter<>() {
 					@Override
 					public void message(String channel, String message) {

@@ -91,6 +91,11 @@ final class ReleaseSignals {
 		return this.waiting.size();
 	}
 
+	/** Whether a wait subscribed to {@code channel} now. */
+	boolean isSubscribed(String channel) {
+		return this.subscriptions.containsKey(channel);
+	}
+
 	/** Channels subscribed now; zero when nobody waits. */
 	int subscribed() {
 		return this.subscriptions.size();

@@ -9,6 +9,7 @@ import org.aopalliance.intercept.MethodInvocation;
 
 import io.quorumlock.CurrentLease;
 import io.quorumlock.Lease;
+import io.quorumlock.LeaseLostException;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.QuorumUnavailableException;
 
@@ -37,8 +38,20 @@ final class Leases {
 		return current;
 	}
 
-	/** Proceed with the lease bound to {@link CurrentLease} on this thread. */
+	/**
+	 * Proceed with the lease bound to {@link CurrentLease} on this thread; a lease that
+	 * is no longer valid (the grant, or this thread, was delayed past its validity) runs
+	 * nothing and fails with a {@link LeaseLostException}, which every handler then
+	 * reports as the method's failure after releasing the lease. A loss rather than
+	 * {@code LockNotAcquiredException}: the lock was granted and then lost, and
+	 * {@code onFailure = SKIP} must not hide that as if another holder had it.
+	 */
 	static Object proceed(Lease lease, MethodInvocation invocation) throws Throwable {
+		if (!lease.isValid()) {
+			throw new LeaseLostException(
+					lease + ": lease no longer valid when " + invocation.getMethod().getDeclaringClass().getSimpleName()
+							+ "." + invocation.getMethod().getName() + " was about to run; the method was not run");
+		}
 		CurrentLease.Scope scope = CurrentLease.bind(lease);
 		try {
 			return invocation.proceed();

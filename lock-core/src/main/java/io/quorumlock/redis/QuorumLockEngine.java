@@ -674,10 +674,11 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			Predicate<? super T> took, long timeoutNanos) {
 		long guard = rejoinDelayNanos();
 		if (guard <= 0) {
-			return runRound(this.quorum, command, took, timeoutNanos);
+			return runRound(this.quorum, command, took, timeoutNanos, 0);
 		}
+		// checked when sent, and again by the round when each node answers
 		return runRound(this.quorum, (node) -> node.isVoting(guard) ? command.apply(node)
-				: CompletableFuture.<T>failedFuture(heldBack(node, guard)), took, timeoutNanos);
+				: CompletableFuture.<T>failedFuture(heldBack(node, guard)), took, timeoutNanos, guard);
 	}
 
 	/**
@@ -686,7 +687,13 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	 */
 	private <T> CompletableFuture<Round.Tally> runRound(int votesNeeded,
 			Function<RedisNode, ? extends CompletionStage<T>> command, Predicate<? super T> took, long timeoutNanos) {
-		return Round.run(this.nodes, votesNeeded, command, took, timeoutNanos, this.deadlines,
+		return runRound(votesNeeded, command, took, timeoutNanos, 0);
+	}
+
+	private <T> CompletableFuture<Round.Tally> runRound(int votesNeeded,
+			Function<RedisNode, ? extends CompletionStage<T>> command, Predicate<? super T> took, long timeoutNanos,
+			long guardNanos) {
+		return Round.run(this.nodes, votesNeeded, command, took, timeoutNanos, guardNanos, this.deadlines,
 				(node, error) -> this.listener.onNodeError(node.address(), error));
 	}
 

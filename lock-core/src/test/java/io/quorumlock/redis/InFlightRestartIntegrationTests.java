@@ -6,11 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -68,17 +68,15 @@ class InFlightRestartIntegrationTests {
 	void setNxInFlightWhileTwoNodesRestartEmptyDoesNotVote() {
 		assumeThat(Path.of("/proc/net/tcp")).as("Linux socket table, to see a command in flight").exists();
 		try (QuorumLockEngine a = engine(); QuorumLockEngine b = engine()) {
-			// the fixture's servers are fresh too: wait until they have been up for the
-			// guard
-			Lease first = await().atMost(Duration.ofSeconds(30))
-				.ignoreExceptions()
-				.until(() -> a.tryAcquire(request()), Optional::isPresent)
-				.orElseThrow();
+			// the fixture's servers are fresh too: wait until every one has been up for
+			// the guard in both engines, so that A's lease is on all three
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> Stream.of(a, b)
+					.allMatch((engine) -> engine.nodes().stream().allMatch(RegistryStatus.Node::countsTowardQuorum)));
+			Lease first = a.acquire(request());
 			String redisKey = "lock:{" + this.key + "}";
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> redis.nodes().stream().allMatch((node) -> node.exists(redisKey)));
-			await().atMost(Duration.ofSeconds(30))
-				.until(() -> b.nodes().stream().allMatch(RegistryStatus.Node::countsTowardQuorum));
 			RedisServer zero = redis.node(0);
 			RedisServer one = redis.node(1);
 			long unreadZero = unreadBytes(zero.port());

@@ -113,11 +113,12 @@ final class RedisNode implements AutoCloseable {
 	private final AtomicLong epoch = new AtomicLong();
 
 	/**
-	 * When the server started (nanoTime, from its uptime), read in one connection epoch;
-	 * it holds only while that epoch is current, and is UNKNOWN while not verified.
-	 * Replaced whole, so that a start and its epoch are always read together.
+	 * When the server started (nanoTime, from its uptime) and its {@code run_id}, read in
+	 * one connection epoch; they hold only while that epoch is current, and the start is
+	 * UNKNOWN while not verified. Replaced whole, so that a start and its epoch are
+	 * always read together.
 	 */
-	private volatile Start start = new Start(-1, UNKNOWN);
+	private volatile Start start = new Start(-1, UNKNOWN, null);
 
 	/** Last round-trip time of an INFO read, for status. */
 	private volatile long lastLatencyNanos = -1;
@@ -287,6 +288,25 @@ final class RedisNode implements AutoCloseable {
 	long uptimeNanos() {
 		long started = startedAt();
 		return (started == UNKNOWN) ? -1 : this.nanoClock.getAsLong() - started;
+	}
+
+	/**
+	 * The server's {@code run_id} as read on the connection open now, which tells two
+	 * entries that reach the same server apart from two servers; null while unknown.
+	 */
+	String runId() {
+		Start current = this.start;
+		return (current.epoch == this.epoch.get()) ? current.runId : null;
+	}
+
+	/**
+	 * The entry as a URI without credentials, {@code redis://host:port}, for messages.
+	 */
+	String uriText() {
+		if (this.uri == null) {
+			return this.address;
+		}
+		return (this.uri.isSsl() ? "rediss://" : "redis://") + this.address;
 	}
 
 	/** When the server started, if read on the connection open now; else UNKNOWN. */
@@ -503,9 +523,20 @@ final class RedisNode implements AutoCloseable {
 			// real one
 			// tagged with its epoch: believed only while that connection lasts
 			this.start = new Start(epoch,
-					(uptimeSeconds < 0) ? UNKNOWN : sent - TimeUnit.SECONDS.toNanos(uptimeSeconds));
+					(uptimeSeconds < 0) ? UNKNOWN : sent - TimeUnit.SECONDS.toNanos(uptimeSeconds), parseRunId(info));
 			return null;
 		});
+	}
+
+	/** The {@code run_id} line of {@code INFO server}; null if there is none. */
+	static String parseRunId(String info) {
+		for (String line : info.split("\r?\n")) {
+			if (line.startsWith("run_id:")) {
+				String id = line.substring("run_id:".length()).trim();
+				return id.isEmpty() ? null : id;
+			}
+		}
+		return null;
 	}
 
 	static long parseUptimeSeconds(String info) {
@@ -581,8 +612,8 @@ final class RedisNode implements AutoCloseable {
 	private record LeaseArgs(long leaseMillis, SetArgs args) {
 	}
 
-	/** A server's start as read in one connection epoch; immutable. */
-	private record Start(long epoch, long nanos) {
+	/** A server's start and run_id as read in one connection epoch; immutable. */
+	private record Start(long epoch, long nanos, String runId) {
 	}
 
 	/**

@@ -93,12 +93,12 @@ final class Round implements TimerTask {
 	 * @param took whether a node's answer means the command took effect (a yes vote);
 	 * called on the thread that completes the answer, so it must not block
 	 * @param timeoutNanos the deadline, from now
-	 * @param guardNanos the restart guard a node must pass when it answers for its answer
-	 * to vote; zero for none
+	 * @param votesNow whether a node may vote when it answers (the restart guard, a
+	 * duplicate entry); null when every answer counts
 	 */
 	static <T> CompletableFuture<Tally> run(List<RedisNode> nodes, int quorum,
 			Function<RedisNode, ? extends CompletionStage<T>> command, Predicate<? super T> took, long timeoutNanos,
-			long guardNanos, Deadlines deadlines, BiConsumer<RedisNode, Throwable> onNodeError) {
+			Predicate<RedisNode> votesNow, Deadlines deadlines, BiConsumer<RedisNode, Throwable> onNodeError) {
 		if (nodes.size() > MAX_NODES) {
 			throw new IllegalArgumentException("a round counts at most " + MAX_NODES + " nodes, got " + nodes.size());
 		}
@@ -124,8 +124,9 @@ final class Round implements TimerTask {
 					answer = new RedisConnectionException(
 							"reconnected while the command was in flight, its answer is not a vote");
 				}
-				else if (error == null && !node.isVoting(guardNanos)) {
-					answer = new NodeHeldBackException("held back by the restart guard when it answered");
+				else if (error == null && votesNow != null && !votesNow.test(node)) {
+					answer = new NodeHeldBackException(
+							"no longer voting when it answered (restart guard, same server)");
 				}
 				else if (error == null) {
 					try {

@@ -96,7 +96,7 @@ final class SoakWorker {
 		Map<Lease, Long> lostAt = new ConcurrentHashMap<>();
 		try (QuorumLockEngine locks = QuorumLockEngine.builder()
 			.nodes(uris)
-			.nodeTimeout(Duration.ofMillis(50))
+			.nodeTimeout(Duration.ofMillis(Long.getLong("soak.nodeTimeoutMillis", 50)))
 			.retryDelay(Duration.ofMillis(5), Duration.ofMillis(50))
 			.rejoinDelay(rejoinDelay(lease))
 			.listener(new LockListener() {

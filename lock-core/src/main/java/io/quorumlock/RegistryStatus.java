@@ -51,15 +51,35 @@ public interface RegistryStatus {
 	 * @param up whether its connection is open
 	 * @param lastLatency round-trip time of its last answered command, zero if none yet
 	 * @param uptime how long the server has been up, as last read; negative if unknown
-	 * @param voting whether the restart guard lets it count toward a quorum
+	 * @param voting whether it counts toward a quorum when connected: not held back by
+	 * the restart guard, and not the same server as an earlier node
 	 * @param heldBackFor how much longer the restart guard holds it back; zero if voting
+	 * @param sameServerAs the address of an earlier node that reaches the same Redis
+	 * server (the same {@code run_id}), through which that server votes; null if none
 	 */
-	record Node(String address, boolean up, Duration lastLatency, Duration uptime, boolean voting,
-			Duration heldBackFor) {
+	record Node(String address, boolean up, Duration lastLatency, Duration uptime, boolean voting, Duration heldBackFor,
+			String sameServerAs) {
+
+		/**
+		 * A node that is no other node's duplicate.
+		 * @param address {@code host:port}, never credentials
+		 * @param up whether its connection is open
+		 * @param lastLatency round-trip time of its last answered command, zero if none
+		 * yet
+		 * @param uptime how long the server has been up, as last read; negative if
+		 * unknown
+		 * @param voting whether the restart guard lets it count toward a quorum
+		 * @param heldBackFor how much longer the restart guard holds it back; zero if
+		 * voting
+		 */
+		public Node(String address, boolean up, Duration lastLatency, Duration uptime, boolean voting,
+				Duration heldBackFor) {
+			this(address, up, lastLatency, uptime, voting, heldBackFor, null);
+		}
 
 		/**
 		 * Whether it counts toward a quorum now: connected, and not held back by the
-		 * restart guard.
+		 * restart guard nor a duplicate of an earlier node.
 		 * @return whether it can vote in the next round
 		 */
 		public boolean countsTowardQuorum() {

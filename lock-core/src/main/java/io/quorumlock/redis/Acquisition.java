@@ -247,8 +247,10 @@ final class Acquisition {
 		String leaseArg = Long.toString(this.leaseMillis);
 		long proofStart = this.engine.nanoTime();
 		CompletableFuture<?>[] rounds = earlier.stream()
-			.map((key) -> this.engine.voterRound((node) -> node.eval(Script.EXTEND, key, this.token, leaseArg),
-					QuorumLockEngine.ONE))
+			// a write a later grant relies on: with sync-replicas it waits for the
+			// replicas too
+			.map((key) -> this.engine.writeRound(Script.EXTEND, new String[] { key }, QuorumLockEngine.ONE,
+					QuorumLockEngine.ONE, this.token, leaseArg))
 			.toArray(CompletableFuture[]::new);
 		this.rounds++;
 		CompletableFuture.allOf(rounds).whenComplete((ok, error) -> {

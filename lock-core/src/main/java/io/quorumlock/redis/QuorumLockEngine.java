@@ -124,6 +124,11 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 	private final int maxKeyLength;
 
+	/**
+	 * Tells one master listed twice from two masters, by run_id; null in single mode.
+	 */
+	private final SameServer sameServer;
+
 	private QuorumLockEngine(Builder builder, List<RedisURI> uris, RestartGuard guard) {
 		this.keyPrefix = builder.keyPrefix;
 		this.defaults = builder.defaults.orElse(Builder.BUILT_IN);
@@ -173,6 +178,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		}
 		this.nodes = List.copyOf(list);
 		this.quorum = this.nodes.size() / 2 + 1;
+		this.sameServer = (this.nodes.size() > 1) ? new SameServer(this.nodes) : null;
 		this.signals = new ReleaseSignals(this.nodes);
 		signalsRef[0] = this.signals;
 		// Give the first connections a moment so that the first request finds them; a
@@ -188,11 +194,29 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		catch (ExecutionException | java.util.concurrent.TimeoutException ex) {
 			// reported per node through onNodeError
 		}
-		this.scheduler.scheduleWithFixedDelay(() -> this.nodes.forEach((node) -> {
-			node.refreshIfUnknown();
-			node.redoPending();
-			node.unsubscribeUnwanted();
-		}), 1, 1, TimeUnit.SECONDS);
+		String sameServers = (this.sameServer != null) ? this.sameServer.startUpRefusal() : null;
+		if (sameServers != null) {
+			close();
+			throw new IllegalArgumentException(sameServers);
+		}
+		this.scheduler.scheduleWithFixedDelay(() -> {
+			this.nodes.forEach((node) -> {
+				node.refreshIfUnknown();
+				node.redoPending();
+				node.unsubscribeUnwanted();
+			});
+			if (this.sameServer != null) {
+				this.sameServer.check();
+			}
+		}, 1, 1, TimeUnit.SECONDS);
+	}
+
+	/**
+	 * Whether a node may vote now: the restart guard lets it, and in quorum mode its
+	 * server's run_id is known and no earlier node reaches the same server.
+	 */
+	private boolean votes(RedisNode node, long guardNanos) {
+		return node.isVoting(guardNanos) && (this.sameServer == null || this.sameServer.votes(node));
 	}
 
 	/**
@@ -239,11 +263,12 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		List<RegistryStatus.Node> states = new ArrayList<>(this.nodes.size());
 		for (RedisNode node : this.nodes) {
 			long uptime = node.uptimeNanos();
-			boolean voting = node.isVoting(guard);
-			long heldBack = voting ? 0 : (uptime < 0) ? guard : guard - uptime;
+			boolean voting = votes(node, guard);
+			long heldBack = node.isVoting(guard) ? 0 : (uptime < 0) ? guard : guard - uptime;
+			RedisNode same = (this.sameServer != null) ? this.sameServer.sameServerAs(node) : null;
 			states.add(new RegistryStatus.Node(node.address(), node.isConnected(),
 					Duration.ofNanos(Math.max(0, node.lastLatencyNanos())), Duration.ofNanos(uptime), voting,
-					Duration.ofNanos(Math.max(0, heldBack))));
+					Duration.ofNanos(Math.max(0, heldBack)), (same != null) ? same.address() : null));
 		}
 		return states;
 	}
@@ -703,11 +728,14 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	private <T> CompletableFuture<Round.Tally> voterRound(Function<RedisNode, ? extends CompletionStage<T>> command,
 			Predicate<? super T> took, long timeoutNanos) {
 		long guard = rejoinDelayNanos();
-		if (guard <= 0) {
-			return runRound(this.quorum, command, took, timeoutNanos);
+		if (guard <= 0 && this.sameServer == null) {
+			return runRound(this.quorum, command, took, timeoutNanos, null);
 		}
-		return runRound(this.quorum, (node) -> node.isVoting(guard) ? command.apply(node)
-				: CompletableFuture.<T>failedFuture(heldBack(node, guard)), took, timeoutNanos);
+		// checked when sent, and again by the round when each node answers
+		return runRound(this.quorum,
+				(node) -> votes(node, guard) ? command.apply(node)
+						: CompletableFuture.<T>failedFuture(heldBack(node, guard)),
+				took, timeoutNanos, (node) -> votes(node, guard));
 	}
 
 	/**
@@ -716,11 +744,26 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	 */
 	private <T> CompletableFuture<Round.Tally> runRound(int votesNeeded,
 			Function<RedisNode, ? extends CompletionStage<T>> command, Predicate<? super T> took, long timeoutNanos) {
-		return Round.run(this.nodes, votesNeeded, command, took, timeoutNanos, this.deadlines,
+		return runRound(votesNeeded, command, took, timeoutNanos, null);
+	}
+
+	private <T> CompletableFuture<Round.Tally> runRound(int votesNeeded,
+			Function<RedisNode, ? extends CompletionStage<T>> command, Predicate<? super T> took, long timeoutNanos,
+			Predicate<RedisNode> votesNow) {
+		return Round.run(this.nodes, votesNeeded, command, took, timeoutNanos, votesNow, this.deadlines,
 				(node, error) -> this.listener.onNodeError(node.address(), error));
 	}
 
-	private static NodeHeldBackException heldBack(RedisNode node, long guardNanos) {
+	private NodeHeldBackException heldBack(RedisNode node, long guardNanos) {
+		RedisNode same = (this.sameServer != null) ? this.sameServer.sameServerAs(node) : null;
+		if (same != null) {
+			return new NodeHeldBackException("same Redis server as " + same.address() + " (run_id " + node.runId()
+					+ "), which votes for it: counted once");
+		}
+		if (node.isVoting(guardNanos) && node.runId() == null) {
+			return new NodeHeldBackException(
+					"held back until its run_id is read (to count a master listed twice once)");
+		}
 		long uptime = node.uptimeNanos();
 		long guardSeconds = TimeUnit.NANOSECONDS.toSeconds(guardNanos);
 		if (uptime < 0) {

@@ -12,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -57,6 +58,13 @@ import io.lettuce.core.resource.ClientResources;
  * server} on every (re)connect, never on the acquire path. From the moment the connection
  * drops until that read succeeds again the start is unknown and the node does not vote,
  * so a server that restarted (which always breaks the connection) can never vote early.
+ * <p>
+ * Every disconnect and reconnect of the command connection starts a new connection
+ * {@link #epoch() epoch}. Lettuce sends the commands that were in flight when a
+ * connection dropped again after it reconnects, possibly to a new, empty server; so an
+ * answer is a vote only if the epoch it was sent in is still the current one when it
+ * comes back ({@link #sameConnection(long)}), and a start read in one epoch says nothing
+ * in the next.
  * <p>
  * In single mode the one node may also be a whole Redis Cluster ({@link #cluster}): one
  * Lettuce cluster connection that routes each command by the hash slot of its first key
@@ -119,9 +127,19 @@ final class RedisNode implements AutoCloseable {
 	private final AtomicReference<CompletableFuture<StatefulRedisPubSubConnection<String, String>>> pubSub = new AtomicReference<>();
 
 	/**
-	 * nanoTime at which the server started, from its uptime; UNKNOWN while not verified.
+	 * The connection epoch: bumped on every disconnect and every reconnect of the command
+	 * connection, on the I/O thread that sees it, before any command is sent again on the
+	 * new connection and so before any answer comes back on it.
 	 */
-	private volatile long startedAt = UNKNOWN;
+	private final AtomicLong epoch = new AtomicLong();
+
+	/**
+	 * When the server started (nanoTime, from its uptime) and its {@code run_id}, read in
+	 * one connection epoch; they hold only while that epoch is current, and the start is
+	 * UNKNOWN while not verified. Replaced whole, so that a start and its epoch are
+	 * always read together.
+	 */
+	private volatile Start start = new Start(-1, UNKNOWN, null);
 
 	/** Last round-trip time of an INFO read, for status. */
 	private volatile long lastLatencyNanos = -1;
@@ -252,15 +270,18 @@ final class RedisNode implements AutoCloseable {
 			@Override
 			public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
 				if (handler == RedisNode.this.connection) {
-					RedisNode.this.startedAt = UNKNOWN;
+					// answers to what is in flight now will come back, if ever, on
+					// another connection
+					RedisNode.this.epoch.incrementAndGet();
 				}
 			}
 
 			@Override
 			public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress socketAddress) {
 				if (handler == RedisNode.this.connection) {
-					// a reconnect: the server may be a new process
-					RedisNode.this.startedAt = UNKNOWN;
+					// a reconnect: the server may be a new process; Lettuce may send
+					// again what was in flight, but no answer from before counts now
+					RedisNode.this.epoch.incrementAndGet();
 					RedisNode.this.scheduler.execute(RedisNode.this::readUptime);
 					RedisNode.this.scheduler.execute(RedisNode.this::probeScripts);
 					RedisNode.this.scheduler.execute(RedisNode.this::redoPending);
@@ -321,8 +342,52 @@ final class RedisNode implements AutoCloseable {
 	 * How long the server has been up, as last read; negative while unknown.
 	 */
 	long uptimeNanos() {
-		long started = this.startedAt;
+		long started = startedAt();
 		return (started == UNKNOWN) ? -1 : this.nanoClock.getAsLong() - started;
+	}
+
+	/**
+	 * The server's {@code run_id} as read on the connection open now, which tells two
+	 * entries that reach the same server apart from two servers; null while unknown.
+	 */
+	String runId() {
+		Start current = this.start;
+		return (current.epoch == this.epoch.get()) ? current.runId : null;
+	}
+
+	/**
+	 * The entry as a URI without credentials, {@code redis://host:port}, for messages.
+	 */
+	String uriText() {
+		if (this.uri == null) {
+			return this.address;
+		}
+		return (this.uri.isSsl() ? "rediss://" : "redis://") + this.address;
+	}
+
+	/** When the server started, if read on the connection open now; else UNKNOWN. */
+	private long startedAt() {
+		Start current = this.start;
+		return (current.epoch == this.epoch.get()) ? current.nanos : UNKNOWN;
+	}
+
+	/**
+	 * The connection epoch now: capture it before sending a command, and count the answer
+	 * only if {@link #sameConnection(long)} still holds when it comes back.
+	 * @return the current epoch
+	 */
+	long epoch() {
+		return this.epoch.get();
+	}
+
+	/**
+	 * Whether the connection has neither dropped nor reconnected since {@code epoch}: an
+	 * answer to a command sent in {@code epoch} came back on the connection it was sent
+	 * on, from the server it was sent to, and not from whatever Lettuce re-sent it to
+	 * after a reconnect.
+	 */
+	boolean sameConnection(long epoch) {
+		return this.epoch.get() == epoch;
 	}
 
 	long lastLatencyNanos() {
@@ -382,7 +447,7 @@ final class RedisNode implements AutoCloseable {
 		if (rejoinDelayNanos <= 0) {
 			return true;
 		}
-		long started = this.startedAt;
+		long started = startedAt();
 		return started != UNKNOWN && this.nanoClock.getAsLong() - started >= rejoinDelayNanos;
 	}
 
@@ -496,7 +561,7 @@ final class RedisNode implements AutoCloseable {
 	 * the reconnect listener, run every second by the engine. Never on a cluster.
 	 */
 	void refreshIfUnknown() {
-		if (this.startedAt == UNKNOWN && !isCluster() && isConnected() && !this.readingUptime) {
+		if (startedAt() == UNKNOWN && !isCluster() && isConnected() && !this.readingUptime) {
 			readUptime();
 		}
 	}
@@ -511,10 +576,17 @@ final class RedisNode implements AutoCloseable {
 			return CompletableFuture.completedFuture(null);
 		}
 		this.readingUptime = true;
+		long epoch = this.epoch.get();
 		long sent = this.nanoClock.getAsLong();
 		return c.info("server").toCompletableFuture().handle((info, error) -> {
 			this.readingUptime = false;
 			long now = this.nanoClock.getAsLong();
+			if (!sameConnection(epoch)) {
+				// sent before a reconnect and perhaps answered by a new server: its
+				// uptime is from after "sent", so the start would come out too early;
+				// the reconnect reads it again
+				return null;
+			}
 			if (error != null || info == null) {
 				if (!this.closed && isConnected()) {
 					this.scheduler.schedule(this::readUptime, 1, TimeUnit.SECONDS);
@@ -525,9 +597,22 @@ final class RedisNode implements AutoCloseable {
 			long uptimeSeconds = parseUptimeSeconds(info);
 			// uptime is floored to whole seconds, so this start is never earlier than the
 			// real one
-			this.startedAt = (uptimeSeconds < 0) ? UNKNOWN : sent - TimeUnit.SECONDS.toNanos(uptimeSeconds);
+			// tagged with its epoch: believed only while that connection lasts
+			this.start = new Start(epoch,
+					(uptimeSeconds < 0) ? UNKNOWN : sent - TimeUnit.SECONDS.toNanos(uptimeSeconds), parseRunId(info));
 			return null;
 		});
+	}
+
+	/** The {@code run_id} line of {@code INFO server}; null if there is none. */
+	static String parseRunId(String info) {
+		for (String line : info.split("\r?\n")) {
+			if (line.startsWith("run_id:")) {
+				String id = line.substring("run_id:".length()).trim();
+				return id.isEmpty() ? null : id;
+			}
+		}
+		return null;
 	}
 
 	static long parseUptimeSeconds(String info) {
@@ -601,6 +686,10 @@ final class RedisNode implements AutoCloseable {
 
 	/** Immutable pair, published through a volatile field. */
 	private record LeaseArgs(long leaseMillis, SetArgs args) {
+	}
+
+	/** A server's start and run_id as read in one connection epoch; immutable. */
+	private record Start(long epoch, long nanos, String runId) {
 	}
 
 	/**

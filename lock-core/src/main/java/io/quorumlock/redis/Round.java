@@ -11,6 +11,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
+import io.lettuce.core.RedisConnectionException;
 import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
 
@@ -20,6 +21,12 @@ import io.netty.util.TimerTask;
  * answered and a yes quorum is out of reach, when every node answered, or at the
  * deadline, whichever comes first; the nodes that had not answered by then count as
  * failed. Lettuce completes node futures on its I/O threads, so nothing here blocks.
+ * <p>
+ * An answer is a vote, yes or no, only if it came back on the connection the command was
+ * sent on ({@link RedisNode#sameConnection(long)}) and, in a round of voters, from a node
+ * the restart guard lets vote when it answers. Lettuce sends the commands in flight at a
+ * disconnect again after it reconnects, perhaps to a restarted, empty server: such an
+ * answer counts as a failure, never as a vote.
  */
 final class Round implements TimerTask {
 
@@ -86,10 +93,12 @@ final class Round implements TimerTask {
 	 * @param took whether a node's answer means the command took effect (a yes vote);
 	 * called on the thread that completes the answer, so it must not block
 	 * @param timeoutNanos the deadline, from now
+	 * @param votesNow whether a node may vote when it answers (the restart guard, a
+	 * duplicate entry); null when every answer counts
 	 */
 	static <T> CompletableFuture<Tally> run(List<RedisNode> nodes, int quorum,
 			Function<RedisNode, ? extends CompletionStage<T>> command, Predicate<? super T> took, long timeoutNanos,
-			Deadlines deadlines, BiConsumer<RedisNode, Throwable> onNodeError) {
+			Predicate<RedisNode> votesNow, Deadlines deadlines, BiConsumer<RedisNode, Throwable> onNodeError) {
 		if (nodes.size() > MAX_NODES) {
 			throw new IllegalArgumentException("a round counts at most " + MAX_NODES + " nodes, got " + nodes.size());
 		}
@@ -98,6 +107,8 @@ final class Round implements TimerTask {
 			int index = i;
 			RedisNode node = nodes.get(i);
 			long sent = System.nanoTime();
+			// before sending: an answer votes only if no reconnect came in between
+			long epoch = node.epoch();
 			CompletionStage<T> reply;
 			try {
 				reply = command.apply(node);
@@ -108,7 +119,16 @@ final class Round implements TimerTask {
 			// One callback straight on the node's future: no intermediate stages.
 			reply.whenComplete((value, error) -> {
 				Object answer;
-				if (error == null) {
+				if (error == null && !node.sameConnection(epoch)) {
+					// rare (a reconnect under a command): a new exception each time
+					answer = new RedisConnectionException(
+							"reconnected while the command was in flight, its answer is not a vote");
+				}
+				else if (error == null && votesNow != null && !votesNow.test(node)) {
+					answer = new NodeHeldBackException(
+							"no longer voting when it answered (restart guard, same server)");
+				}
+				else if (error == null) {
 					try {
 						answer = took.test(value) ? Vote.YES : Vote.NO;
 					}

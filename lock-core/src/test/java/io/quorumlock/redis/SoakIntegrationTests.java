@@ -9,6 +9,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
@@ -16,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Tag;
@@ -32,10 +34,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Multi-JVM fault soak, run only by {@code -Psoak}: five masters, three worker JVMs
  * ({@link SoakWorker}) of eight threads locking 20 keys with a 2 s renewed lease, while
  * this process kills and restarts a minority of the masters, pauses one past the lease,
- * and restarts one empty. The restart guard is in force ({@code rejoin-delay} = the
- * lease). Afterwards {@link SoakChecker} reads the workers' logs and this process's fault
- * log: no two holds of a key may overlap and fencing tokens must rise in enter order
- * (except where the lock reported the lease lost, counted apart).
+ * restarts one empty, restarts a third while two are still held back by the restart
+ * guard, and restarts a majority with commands in flight (frozen, then killed and
+ * restarted empty at once, so that Lettuce sends what was in flight again to the new
+ * processes within the node timeout). The restart guard is in force ({@code rejoin-delay}
+ * = the lease). Afterwards {@link SoakChecker} reads the workers' logs and this process's
+ * fault log: no two holds of a key may overlap and fencing tokens must rise in enter
+ * order (except where the lock reported the lease lost, counted apart).
  * <p>
  * {@code -Dsoak.duration=10m} runs longer (default 60 s, at most 2 h);
  * {@code -Dsoak.seed=N} replays a fault schedule. Logs stay in
@@ -54,6 +59,14 @@ class SoakIntegrationTests {
 	private static final int KEYS = 20;
 
 	private static final Duration LONGEST = Duration.ofHours(2);
+
+	/**
+	 * The workers' node timeout: just below a third of the lease, long enough for a
+	 * command sent to a frozen master to be answered by its restarted process, which the
+	 * in-flight restart needs (a re-sent command answered after the deadline counts for
+	 * nothing anyway).
+	 */
+	private static final Duration NODE_TIMEOUT = LEASE.dividedBy(3).minusMillis(50);
 
 	/**
 	 * The restart guard: the lease. {@code -Dsoak.rejoin-delay=0s} turns it off, only to
@@ -123,10 +136,11 @@ class SoakIntegrationTests {
 	private static Process startWorker(Path dir, int index, Duration duration) throws IOException {
 		List<String> command = new ArrayList<>(List.of(
 				Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:+UseSerialGC",
-				"-XX:TieredStopAtLevel=1", "-Dsoak.rejoinDelayMillis=" + REJOIN_DELAY.toMillis(), "-cp",
-				System.getProperty("java.class.path"), SoakWorker.class.getName(),
-				dir.resolve("worker-" + index + ".log").toString(), "jvm" + index, Long.toString(duration.toMillis()),
-				Integer.toString(THREADS), Integer.toString(KEYS), Long.toString(LEASE.toMillis())));
+				"-XX:TieredStopAtLevel=1", "-Dsoak.rejoinDelayMillis=" + REJOIN_DELAY.toMillis(),
+				"-Dsoak.nodeTimeoutMillis=" + NODE_TIMEOUT.toMillis(), "-cp", System.getProperty("java.class.path"),
+				SoakWorker.class.getName(), dir.resolve("worker-" + index + ".log").toString(), "jvm" + index,
+				Long.toString(duration.toMillis()), Integer.toString(THREADS), Integer.toString(KEYS),
+				Long.toString(LEASE.toMillis())));
 		command.addAll(redis.uris());
 		// stdin stays a pipe: the worker exits when it closes, that is, when we are gone
 		return new ProcessBuilder(command).redirectErrorStream(true)
@@ -181,8 +195,12 @@ class SoakIntegrationTests {
 	/**
 	 * The fault schedule, one step per call, on a random node each time; every fault is
 	 * written to the fault log. At most two of the five masters are down or paused at
-	 * once; in the last step a third restarts while the first two are still held back by
-	 * the restart guard, so no quorum forms until the guard lets them back.
+	 * once, except in two steps: in one a third restarts while the first two are still
+	 * held back by the restart guard, so no quorum forms until the guard lets them back;
+	 * in the other three freeze with commands in flight to them and are then killed and
+	 * restarted empty together, and Lettuce sends those commands again to the new
+	 * processes (a {@code SET NX} there answers OK on a key another holder still holds on
+	 * the first three).
 	 */
 	static final class FaultInjector {
 
@@ -206,7 +224,7 @@ class SoakIntegrationTests {
 		/** Run the next fault of the cycle and the quiet time after it. */
 		void next(CompletableFuture<?> stop, long end) throws InterruptedException {
 			int size = this.servers.size();
-			switch (this.step++ % 4) {
+			switch (this.step++ % 5) {
 				case 0 -> {
 					// a minority crashes, stays down a while, comes back empty
 					int a = this.random.nextInt(size);
@@ -233,6 +251,30 @@ class SoakIntegrationTests {
 					// one master restarts at once, empty
 					int d = this.random.nextInt(size);
 					restart(d, "restart-empty");
+					quiet(stop, end, GUARD.plusMillis(500));
+				}
+				case 3 -> {
+					// Commands in flight at a restart: a majority freezes while the
+					// workers keep sending (their SET NX for busy keys, renewals,
+					// fencing), then dies and comes back empty at once. Lettuce
+					// reconnects within a few ms and sends the commands in flight again
+					// to the new, empty processes; the answers come back within the node
+					// timeout and must not vote.
+					List<Integer> nodes = IntStream.range(0, size).boxed().collect(Collectors.toList());
+					Collections.shuffle(nodes, this.random);
+					List<Integer> majority = nodes.subList(0, size / 2 + 1);
+					majority.forEach((n) -> this.servers.node(n).pause());
+					if (!quiet(stop, end, Duration.ofMillis(150))) {
+						majority.forEach((n) -> this.servers.node(n).resume());
+						return;
+					}
+					majority.forEach(this::kill);
+					CompletableFuture
+						.allOf(majority.stream()
+							.map((n) -> CompletableFuture.runAsync(() -> this.servers.node(n).restart()))
+							.toArray(CompletableFuture[]::new))
+						.join();
+					majority.forEach((n) -> record("inflight-restart", n));
 					quiet(stop, end, GUARD.plusMillis(500));
 				}
 				default -> {

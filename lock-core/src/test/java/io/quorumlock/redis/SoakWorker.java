@@ -97,7 +97,7 @@ final class SoakWorker {
 		Map<Lease, Long> lostAt = new ConcurrentHashMap<>();
 		try (QuorumLockEngine locks = QuorumLockEngine.builder()
 			.nodes(uris)
-			.nodeTimeout(Duration.ofMillis(50))
+			.nodeTimeout(Duration.ofMillis(Long.getLong("soak.nodeTimeoutMillis", 50)))
 			.retryDelay(Duration.ofMillis(5), Duration.ofMillis(50))
 			.defaults(LockOptions.none().lease(lease))
 			.rejoinDelay(rejoinDelay(lease))

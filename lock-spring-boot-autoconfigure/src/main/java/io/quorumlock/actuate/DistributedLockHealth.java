@@ -56,7 +56,14 @@ public final class DistributedLockHealth {
 		if (!node.uptime().isNegative()) {
 			details.put("uptimeSeconds", node.uptime().toSeconds());
 		}
-		if (!node.voting() && node.up()) {
+		if (node.sameServerAs() != null) {
+			// one master listed twice (two names, a DNS alias): it votes once, through
+			// the earlier entry
+			details.put("sameServerAs", node.sameServerAs());
+			details.put("heldBackBy", "the same Redis server (run_id) as " + node.sameServerAs()
+					+ ", which votes for it; list each master once in quorumlock.nodes");
+		}
+		else if (!node.voting() && node.up()) {
 			details.put("heldBackBy",
 					"restart guard, for another " + node.heldBackFor().toSeconds() + " s (quorumlock.rejoin-delay)");
 		}

@@ -47,7 +47,7 @@ public class LocksEndpoint {
 			.stream()
 			.map((node) -> new NodeDescriptor(node.address(), node.up(), node.lastLatency().toNanos() / 1_000_000.0,
 					node.uptime().isNegative() ? null : node.uptime().toSeconds(), node.voting(),
-					node.heldBackFor().toMillis()))
+					node.heldBackFor().toMillis(), node.sameServerAs()))
 			.toList();
 		List<LeaseDescriptor> leases = this.status.leases()
 			.stream()
@@ -87,9 +87,26 @@ public class LocksEndpoint {
 	 * @param uptimeSeconds how long the server has been up; null while unknown
 	 * @param voting whether it counts toward a quorum
 	 * @param heldBackMillis how much longer the restart guard holds it back
+	 * @param sameServerAs the address of an earlier node that reaches the same Redis
+	 * server (the same {@code run_id}) and votes for it; null if none
 	 */
 	public record NodeDescriptor(String address, boolean up, double lastLatencyMillis, @Nullable Long uptimeSeconds,
-			boolean voting, long heldBackMillis) {
+			boolean voting, long heldBackMillis, @Nullable String sameServerAs) {
+
+		/**
+		 * A node that is no other node's duplicate.
+		 * @param address host and port, never credentials
+		 * @param up whether its connection is open
+		 * @param lastLatencyMillis round trip of its last answered command
+		 * @param uptimeSeconds how long the server has been up; null while unknown
+		 * @param voting whether it counts toward a quorum
+		 * @param heldBackMillis how much longer the restart guard holds it back
+		 */
+		public NodeDescriptor(String address, boolean up, double lastLatencyMillis, @Nullable Long uptimeSeconds,
+				boolean voting, long heldBackMillis) {
+			this(address, up, lastLatencyMillis, uptimeSeconds, voting, heldBackMillis, null);
+		}
+
 	}
 
 	/**

@@ -29,6 +29,19 @@ public interface Lease extends AutoCloseable {
 	long fencingToken();
 
 	/**
+	 * The {@linkplain #fencingToken() fencing token} without blocking the calling thread.
+	 * @return a future of the token
+	 */
+	default CompletableFuture<Long> fencingTokenAsync() {
+		try {
+			return CompletableFuture.completedFuture(fencingToken());
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
 	 * Validity left, already net of the time spent acquiring and of the allowance for
 	 * clock drift between nodes; {@link Duration#ZERO} once expired, lost or released.
 	 * @return the remaining validity

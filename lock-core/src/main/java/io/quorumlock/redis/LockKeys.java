@@ -21,6 +21,10 @@ final class LockKeys {
 		return sb.append('{').append(key).append('}').toString();
 	}
 
+	static String clusterLockKey(String prefix, String name, String key) {
+		return lockKey(prefix, name, key);
+	}
+
 	/** Channel a release is published on, so waiters retry at once. */
 	static String channel(String lockKey) {
 		return lockKey + ":released";

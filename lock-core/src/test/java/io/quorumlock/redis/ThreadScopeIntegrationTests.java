@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
@@ -25,7 +27,6 @@ import io.quorumlock.LockRequest;
 import io.quorumlock.testing.RedisServers;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -170,42 +171,46 @@ class ThreadScopeIntegrationTests {
 
 		@Test
 		void blockingCallOnALettuceThreadFailsFast() throws Exception {
+			Lease held = this.locks.acquire(request().name("fenced"));
+			CompletableFuture<Throwable> acquiring = new CompletableFuture<>();
+			CompletableFuture<Throwable> fencing = new CompletableFuture<>();
+			// a pub/sub listener always runs on the connection's I/O thread
+			RedisPubSubAdapter<String, String> listener = new RedisPubSubAdapter<>() {
+
+				@Override
+				public void message(String channel, String message) {
+					acquiring.complete(failureOf(
+							() -> ThreadScopeIntegrationTests.Scenarios.this.locks.acquire(request()).release()));
+					fencing.complete(failureOf(held::fencingToken));
+				}
+
+			};
 			RedisClient client = RedisClient.create(redis().uris().get(0));
-			try (StatefulRedisConnection<String, String> connection = client.connect()) {
-				CompletableFuture<Throwable> failure = connection.async()
-					.ping()
-					.toCompletableFuture()
-					.handle((pong, error) -> {
-						try {
-							this.locks.acquire(request()).release();
-							return null;
-						}
-						catch (Throwable ex) {
-							return ex;
-						}
-					});
-				assertThat(failure.get(20, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
-					.hasMessageContaining("blocking call")
+			try (StatefulRedisPubSubConnection<String, String> subscriber = client.connectPubSub();
+					StatefulRedisConnection<String, String> publisher = client.connect()) {
+				subscriber.addListener(listener);
+				subscriber.sync().subscribe("c" + this.key);
+				publisher.sync().publish("c" + this.key, "go");
+				assertThat(acquiring.get(20, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
+					.hasMessageContaining("is a blocking call and was made on thread")
 					.hasMessageContaining("acquireAsync");
-				Lease lease = this.locks.acquire(request());
-				CompletableFuture<Throwable> fencing = connection.async()
-					.ping()
-					.toCompletableFuture()
-					.handle((pong, error) -> {
-						try {
-							lease.fencingToken();
-							return null;
-						}
-						catch (Throwable ex) {
-							return ex;
-						}
-					});
 				assertThat(fencing.get(20, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
-					.hasMessageContaining("fencingTokenAsync");
-				lease.release();
+					.hasMessageContaining("fencingTokenAsync()");
 			}
 			finally {
 				client.shutdown();
+			}
+			assertThat(held.fencingTokenAsync().get(20, TimeUnit.SECONDS)).isPositive();
+			held.release();
+		}
+
+		private static Throwable failureOf(Runnable call) {
+			try {
+				call.run();
+				return new AssertionError("no failure on " + Thread.currentThread());
+			}
+			catch (Throwable ex) {
+				return ex;
 			}
 		}
 
@@ -266,16 +271,17 @@ class ThreadScopeIntegrationTests {
 			};
 			try (QuorumLockEngine locks = engine(redis, slow)) {
 				Duration lease = Duration.ofMillis(600);
+				RedisLease other = (RedisLease) locks.acquire(LockRequest.of("other" + UUID.randomUUID()).lease(lease));
 				Lease stuck = locks.acquire(LockRequest.of(stuckKey).lease(lease));
 				assertThat(blocked.await(20, TimeUnit.SECONDS)).isTrue();
-				RedisLease other = (RedisLease) locks.acquire(LockRequest.of("other" + UUID.randomUUID()).lease(lease));
 				long first = other.validUntil();
 				// while the listener is stuck, the other lease keeps being renewed: its
 				// validity moves on by several leases
 				await().atMost(Duration.ofSeconds(20))
 					.until(() -> !other.isValid() || other.validUntil() - first > 3 * lease.toNanos());
 				assertThat(other.isValid()).as("renewed while a listener was stuck").isTrue();
-				unblock.countDown();
+				unblock.countDown(); // listeners hear of releases before the releaser
+										// returns
 				other.release();
 				stuck.release();
 			}

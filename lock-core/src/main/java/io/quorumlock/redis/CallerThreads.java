@@ -1,0 +1,91 @@
+package io.quorumlock.redis;
+
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+import io.netty.util.concurrent.FastThreadLocalThread;
+
+/**
+ * Keeps callers' code off the threads the engine depends on: the Lettuce (Netty) I/O
+ * threads, which read every reply, and the engine's own scheduler, timer and listener
+ * threads. A future handed to a caller is completed on the async executor when it would
+ * otherwise complete on one of those (a hop that costs only when needed); a blocking call
+ * made on one of them fails fast, since the reply it would wait for has to be read or
+ * delivered by the very thread it blocks.
+ */
+final class CallerThreads {
+
+	private final Executor async;
+
+	/** The engine's own threads, registered by their factories as they start. */
+	private final Set<Thread> engineThreads = ConcurrentHashMap.newKeySet();
+
+	CallerThreads(Executor async) {
+		this.async = async;
+	}
+
+	/** Register one of the engine's own threads. */
+	Thread register(Thread thread) {
+		this.engineThreads.add(thread);
+		return thread;
+	}
+
+	/** Whether callers' code must not run, nor block, on this thread. */
+	boolean isEngineThread(Thread thread) {
+		return thread instanceof FastThreadLocalThread || this.engineThreads.contains(thread);
+	}
+
+	/**
+	 * The outcome of {@code source} for a caller: the same future when it completes on a
+	 * caller's thread, otherwise completed again from the async executor.
+	 */
+	<T> CompletableFuture<T> handOver(CompletableFuture<? extends T> source) {
+		CompletableFuture<T> handed = new CompletableFuture<>();
+		source.whenComplete((value, failure) -> {
+			if (isEngineThread(Thread.currentThread())) {
+				try {
+					this.async.execute(() -> complete(handed, value, failure));
+					return;
+				}
+				catch (RejectedExecutionException ex) {
+					// the executor is shut down: better an engine thread than no answer
+				}
+			}
+			complete(handed, value, failure);
+		});
+		// cancelling what the caller holds cancels what is behind it
+		handed.whenComplete((value, failure) -> {
+			if (handed.isCancelled()) {
+				source.cancel(false);
+			}
+		});
+		return handed;
+	}
+
+	private static <T> void complete(CompletableFuture<T> future, T value, Throwable failure) {
+		if (failure != null) {
+			future.completeExceptionally(RedisNode.unwrap(failure));
+		}
+		else {
+			future.complete(value);
+		}
+	}
+
+	/**
+	 * Refuse a blocking call on an engine thread, naming the thread and what to call
+	 * instead.
+	 */
+	void checkMayBlock(String call, String instead) {
+		Thread current = Thread.currentThread();
+		if (isEngineThread(current)) {
+			throw new IllegalStateException(call + " is a blocking call and was made on thread '" + current.getName()
+					+ "', a Redis I/O or quorumlock thread: the reply it would wait for must be read by that same "
+					+ "thread, so it could never arrive; use " + instead
+					+ " instead, or continue on another executor (for example thenApplyAsync)");
+		}
+	}
+
+}

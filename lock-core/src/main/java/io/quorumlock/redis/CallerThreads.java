@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 
 import io.netty.util.concurrent.FastThreadLocalThread;
 
@@ -43,18 +44,32 @@ final class CallerThreads {
 	 * caller's thread, otherwise completed again from the async executor.
 	 */
 	<T> CompletableFuture<T> handOver(CompletableFuture<? extends T> source) {
+		return handOver(source, null);
+	}
+
+	/**
+	 * {@link #handOver(CompletableFuture)}, giving a value the caller can no longer
+	 * receive (it cancelled or completed its future during the hop) to {@code unclaimed},
+	 * so that a lease granted meanwhile is released, not leaked.
+	 */
+	<T> CompletableFuture<T> handOver(CompletableFuture<? extends T> source, Consumer<? super T> unclaimed) {
 		CompletableFuture<T> handed = new CompletableFuture<>();
 		source.whenComplete((value, failure) -> {
+			Runnable hand = () -> {
+				if (!complete(handed, value, failure) && failure == null && unclaimed != null) {
+					unclaimed.accept(value);
+				}
+			};
 			if (isEngineThread(Thread.currentThread())) {
 				try {
-					this.async.execute(() -> complete(handed, value, failure));
+					this.async.execute(hand);
 					return;
 				}
 				catch (RejectedExecutionException ex) {
 					// the executor is shut down: better an engine thread than no answer
 				}
 			}
-			complete(handed, value, failure);
+			hand.run();
 		});
 		// cancelling what the caller holds cancels what is behind it
 		handed.whenComplete((value, failure) -> {
@@ -65,13 +80,8 @@ final class CallerThreads {
 		return handed;
 	}
 
-	private static <T> void complete(CompletableFuture<T> future, T value, Throwable failure) {
-		if (failure != null) {
-			future.completeExceptionally(RedisNode.unwrap(failure));
-		}
-		else {
-			future.complete(value);
-		}
+	private static <T> boolean complete(CompletableFuture<T> future, T value, Throwable failure) {
+		return (failure != null) ? future.completeExceptionally(RedisNode.unwrap(failure)) : future.complete(value);
 	}
 
 	/**

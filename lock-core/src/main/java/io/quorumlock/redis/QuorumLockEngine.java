@@ -375,7 +375,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		}
 		// the caller's continuations run off the I/O thread that completes the grant;
 		// cancelling what the caller holds stops the acquisition behind it
-		return this.threads.<Lease>handOver(start(resolved));
+		return this.threads.<Lease>handOver(start(resolved), (lease) -> releaseAsync((RedisLease) lease));
 	}
 
 	@Override

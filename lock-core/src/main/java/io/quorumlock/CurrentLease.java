@@ -2,16 +2,22 @@ package io.quorumlock;
 
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
- * The lease of the innermost {@code @DistributedLock} method running on this thread, for
+ * The lease of the innermost {@code @DistributedLock} method (or
+ * {@link DistributedLockRegistry#execute execute} action) running on this thread, for
  * code that needs its fencing token or remaining validity: <pre>{@code
  * long token = CurrentLease.get().orElseThrow().fencingToken();
- * }</pre>
+ * }</pre> The leases bound here are also what makes a nested acquisition of the same keys
+ * on this thread a re-entry (see {@link DistributedLockRegistry}): a binding lasts
+ * exactly as long as the call that opened it, so it can never outlive the work it guards
+ * or follow a pool thread into an unrelated task.
  */
 public final class CurrentLease {
 
-	private static final ThreadLocal<Lease> CURRENT = new ThreadLocal<>();
+	/** The innermost binding; each links to the one it hides. */
+	private static final ThreadLocal<Binding> CURRENT = new ThreadLocal<>();
 
 	private CurrentLease() {
 	}
@@ -21,7 +27,23 @@ public final class CurrentLease {
 	 * @return the lease, or empty outside any {@code @DistributedLock} method
 	 */
 	public static Optional<Lease> get() {
-		return Optional.ofNullable(CURRENT.get());
+		Binding binding = CURRENT.get();
+		return (binding != null) ? Optional.of(binding.lease) : Optional.empty();
+	}
+
+	/**
+	 * Whether a lease bound on this thread, the innermost or one it hides, passes the
+	 * test. For registries deciding re-entry.
+	 * @param test the test
+	 * @return whether a bound lease passes it
+	 */
+	public static boolean anyBound(Predicate<? super Lease> test) {
+		for (Binding binding = CURRENT.get(); binding != null; binding = binding.previous) {
+			if (test.test(binding.lease)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -33,12 +55,32 @@ public final class CurrentLease {
 	 */
 	public static Scope bind(Lease lease) {
 		Objects.requireNonNull(lease, "'lease' must not be null");
-		Lease previous = CURRENT.get();
-		CURRENT.set(lease);
-		// restored with set(null) rather than remove(): the thread keeps one entry whose
-		// value is null (nothing retained), and the next bind on this thread does not
-		// re-insert it and clean the thread's map, which is most of a binding's cost
-		return () -> CURRENT.set(previous);
+		Binding binding = new Binding(lease, CURRENT.get());
+		CURRENT.set(binding);
+		return binding;
+	}
+
+	/** One binding; closing it restores the one before. */
+	private static final class Binding implements Scope {
+
+		final Lease lease;
+
+		final Binding previous;
+
+		Binding(Lease lease, Binding previous) {
+			this.lease = lease;
+			this.previous = previous;
+		}
+
+		@Override
+		public void close() {
+			// restored with set(null) rather than remove(): the thread keeps one entry
+			// whose value is null (nothing retained), and the next bind on this thread
+			// does not re-insert it and clean the thread's map, which is most of a
+			// binding's cost
+			CURRENT.set(this.previous);
+		}
+
 	}
 
 	/**

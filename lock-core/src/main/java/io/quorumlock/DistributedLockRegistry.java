@@ -9,9 +9,33 @@ import java.util.concurrent.locks.Lock;
  * Programmatic entry point to distributed locks. The {@code @DistributedLock} aspect uses
  * nothing else.
  * <p>
- * Re-entry by the same thread on the same key (through {@link #acquire},
- * {@link #tryAcquire}, {@link #execute} or {@link #asLock}) does not touch Redis: holds
- * are counted locally, and only the outermost release frees the lock.
+ * <b>Re-entry</b> is scoped to a call, never to a thread that once acquired. An
+ * acquisition of keys (through {@link #acquire}, {@link #tryAcquire},
+ * {@link #acquireAsync}, {@link #execute} or {@link #asLock}) re-enters a lease, without
+ * touching Redis, only when the calling thread runs within that lease's scope and the
+ * lease is not yet released:
+ * <ul>
+ * <li>inside a {@code @DistributedLock} method on those keys (the aspect binds its lease
+ * to {@link CurrentLease} for the call, on whichever thread runs the method's body,
+ * including the body of an asynchronous method);</li>
+ * <li>inside the action of {@link #execute} on those keys (bound the same way);</li>
+ * <li>while this thread holds the key through the {@link #asLock Lock view} (a
+ * {@code Lock} is owned by the thread that locked it until it unlocks).</li>
+ * </ul>
+ * A lease returned by {@link #acquire}, {@link #tryAcquire} or {@link #acquireAsync}
+ * belongs to no thread: it may be handed on and released from any thread, so a second
+ * acquisition of its keys is another caller, even on the same thread: it waits or fails
+ * like any other (use {@link #execute} for nested locking). A re-entry's own release only
+ * gives back its hold; the outermost release frees the lock. Re-entry needs the whole set
+ * of keys in scope: holding only some of them is refused with an
+ * {@link IllegalStateException}.
+ * <p>
+ * <b>Threads.</b> Futures this registry hands out never run the caller's continuations on
+ * a Redis I/O thread; a blocking call ({@link #acquire}, {@link #tryAcquire},
+ * {@link #execute}, {@link Lease#fencingToken()} not yet computed) made on such a thread
+ * fails at once with an {@link IllegalStateException} naming the thread and the
+ * asynchronous alternative, since the reply it would wait for is read by the thread it
+ * would block.
  */
 public interface DistributedLockRegistry {
 
@@ -41,7 +65,9 @@ public interface DistributedLockRegistry {
 	 * Acquire without blocking the calling thread. The future completes with the lease,
 	 * or exceptionally with a {@link LockException}. Cancelling the future gives up
 	 * waiting; a lease granted after the cancellation is released at once. Leases
-	 * acquired this way are not re-entrant: they belong to no thread.
+	 * acquired this way belong to no thread; called within the scope of a lease of the
+	 * same keys (see re-entry above) it completes at once with a re-entry. The future
+	 * completes on the caller's executor chain, never on a Redis I/O thread.
 	 * @param request what to lock
 	 * @return a future of the lease
 	 */
@@ -49,7 +75,9 @@ public interface DistributedLockRegistry {
 
 	/**
 	 * Acquire, run the action, release: the lease is released whatever the action returns
-	 * or throws. A checked exception from the action is rethrown wrapped in
+	 * or throws. While the action runs, the lease is {@link CurrentLease#get() current}
+	 * on this thread, and acquisitions of the same keys within it re-enter it. A checked
+	 * exception from the action is rethrown wrapped in
 	 * {@link java.lang.reflect.UndeclaredThrowableException}.
 	 * @param <T> the action's result type
 	 * @param request what to lock

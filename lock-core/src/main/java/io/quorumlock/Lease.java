@@ -7,9 +7,10 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * A held lock: obtained once, released once. Ownership is a random token, not a thread,
- * so a lease may be released from any thread. {@link #release()} is idempotent and
- * {@link #close()} is the same as {@link #release()}, so a lease works in
- * try-with-resources.
+ * so a lease may be handed on and released from any thread; it ties no thread to itself
+ * (re-entry is scoped to a call, see {@link DistributedLockRegistry}). {@link #release()}
+ * is idempotent and {@link #close()} is the same as {@link #release()}, so a lease works
+ * in try-with-resources.
  */
 public interface Lease extends AutoCloseable {
 
@@ -25,8 +26,27 @@ public interface Lease extends AutoCloseable {
 	 * @return the fencing token
 	 * @throws LeaseLostException if the lease no longer holds a quorum
 	 * @throws UnsupportedOperationException if this registry does not issue tokens
+	 * @throws IllegalStateException if called on a Redis I/O thread while the token is
+	 * not computed yet (use {@link #fencingTokenAsync()} there)
 	 */
 	long fencingToken();
+
+	/**
+	 * The {@linkplain #fencingToken() fencing token} without blocking the calling thread,
+	 * for reactive and event-loop code. Computed once, like {@link #fencingToken()}; the
+	 * future never completes the caller's continuations on a Redis I/O thread, and
+	 * completes exceptionally where {@link #fencingToken()} would throw. The default
+	 * computes it on the calling thread.
+	 * @return a future of the token
+	 */
+	default CompletableFuture<Long> fencingTokenAsync() {
+		try {
+			return CompletableFuture.completedFuture(fencingToken());
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
 
 	/**
 	 * Validity left, already net of the time spent acquiring and of the allowance for

@@ -334,12 +334,15 @@ final class Acquisition {
 		}
 		this.engine.watchdog().watch(lease);
 		// Listeners hear of the grant before the caller does, so that what they record is
-		// in place by the time the caller acts on it.
-		this.engine.listener().onAcquired(this.request.request(), lease, elapsed());
-		if (!this.result.complete(lease)) {
-			// The caller gave up while the last round was in flight.
-			this.engine.releaseAsync(lease);
-		}
+		// in place by the time the caller acts on it: they run on their own thread, and
+		// the caller is handed the lease from there once they have returned (at once
+		// without listeners).
+		this.engine.listener().onAcquired(this.request.request(), lease, elapsed(), () -> {
+			if (!this.result.complete(lease)) {
+				// The caller gave up while the last round was in flight.
+				this.engine.releaseAsync(lease);
+			}
+		});
 	}
 
 	/**
@@ -366,8 +369,9 @@ final class Acquisition {
 				this.engine.gates().leave(this.keys.get(i));
 			}
 			if (failure != null && !this.result.isDone()) {
-				this.engine.listener().onNotAcquired(this.request.request(), elapsed(), failure);
-				this.result.completeExceptionally(failure);
+				this.engine.listener()
+					.onNotAcquired(this.request.request(), elapsed(), failure,
+							() -> this.result.completeExceptionally(failure));
 			}
 		});
 	}

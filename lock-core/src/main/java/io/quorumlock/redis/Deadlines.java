@@ -1,6 +1,7 @@
 package io.quorumlock.redis;
 
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
@@ -22,11 +23,11 @@ final class Deadlines implements AutoCloseable {
 
 	private final HashedWheelTimer wheel;
 
-	Deadlines(String threadName) {
+	Deadlines(String threadName, UnaryOperator<Thread> register) {
 		this.wheel = new HashedWheelTimer((runnable) -> {
 			Thread thread = new Thread(runnable, threadName);
 			thread.setDaemon(true);
-			return thread;
+			return register.apply(thread);
 		}, TICK_MILLIS, TimeUnit.MILLISECONDS, 256);
 		this.wheel.start();
 	}

@@ -15,21 +15,22 @@ final class Handoff {
 	}
 
 	/**
-	 * The caller's view of an acquisition. Whatever completes the view other than the
-	 * grant itself ({@code orTimeout}, {@code completeOnTimeout}, {@code complete},
+	 * The caller's view of an acquisition, {@code handed} (the result handed over off the
+	 * I/O threads). Whatever completes the view other than the grant itself
+	 * ({@code orTimeout}, {@code completeOnTimeout}, {@code complete},
 	 * {@code completeExceptionally}, {@code cancel}) stops the acquisition, and a lease
 	 * granted anyway, before or after, is released at once. Invariant: a lease reaches
 	 * the caller exactly when the view completed with that very lease.
 	 */
-	static CompletableFuture<Lease> view(QuorumLockEngine engine, CompletableFuture<RedisLease> result) {
-		CompletableFuture<Lease> view = result.thenApply((lease) -> lease);
-		view.whenComplete((value, error) -> {
+	static CompletableFuture<Lease> view(QuorumLockEngine engine, CompletableFuture<RedisLease> result,
+			CompletableFuture<Lease> handed) {
+		handed.whenComplete((value, error) -> {
 			RedisLease granted = result.isDone() && !result.isCompletedExceptionally() ? result.join() : null;
 			if (value == null || value != granted) {
 				abandon(engine, result);
 			}
 		});
-		return view;
+		return handed;
 	}
 
 	/**

@@ -21,6 +21,29 @@ final class LockKeys {
 		return sb.append('{').append(key).append('}').toString();
 	}
 
+	/**
+	 * The lock key on a Redis Cluster, where every name derived from it must hash to the
+	 * same slot. That holds whenever the lock key's hash tag is not empty, since each
+	 * derived name only adds a suffix after the closing brace; a key starting with
+	 * {@code '}'} would make it empty (Redis then hashes the whole name, so the lock key
+	 * and its fence counter land in different slots). Such a key is written as
+	 * {@code prefix[name:]{#key}#}: its tag is {@code #}, and ending in {@code #} (not
+	 * {@code '}'}) it can equal neither another key's lock key nor a derived name. Only
+	 * on a cluster (where the prefix and the name contain no brace), so the names other
+	 * deployments use never change.
+	 */
+	static String clusterLockKey(String prefix, String name, String key) {
+		if (key.isEmpty() || key.charAt(0) != '}') {
+			return lockKey(prefix, name, key);
+		}
+		StringBuilder sb = new StringBuilder(prefix.length() + name.length() + key.length() + 5);
+		sb.append(prefix);
+		if (!name.isEmpty()) {
+			sb.append(name).append(':');
+		}
+		return sb.append("{#").append(key).append("}#").toString();
+	}
+
 	/** Channel a release is published on, so waiters retry at once. */
 	static String channel(String lockKey) {
 		return lockKey + ":released";

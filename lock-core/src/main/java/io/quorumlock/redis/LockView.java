@@ -9,8 +9,9 @@ import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockRequest;
 
 /**
- * {@link Lock} over one key. Holds are counted per thread through the engine's re-entry,
- * so {@code lock(); lock(); unlock(); unlock();} takes Redis once and frees it once.
+ * {@link Lock} over one key, owned by the thread that locked it until it unlocks. Holds
+ * are counted through the engine's re-entry, so
+ * {@code lock(); lock(); unlock(); unlock();} takes Redis once and frees it once.
  */
 final class LockView implements Lock {
 
@@ -28,7 +29,17 @@ final class LockView implements Lock {
 
 	@Override
 	public void lock() {
-		this.engine.acquireBlocking(this.request.waitAtMost(FOREVER), false);
+		own(this.engine.acquireBlocking(this.request.waitAtMost(FOREVER), false));
+	}
+
+	/**
+	 * A lease taken through this view is held by this thread until it unlocks: the lease
+	 * never leaves the view, so it cannot be handed off.
+	 */
+	private static void own(io.quorumlock.Lease lease) {
+		if (lease instanceof RedisLease granted) {
+			granted.owner(Thread.currentThread());
+		}
 	}
 
 	@Override
@@ -37,7 +48,7 @@ final class LockView implements Lock {
 			throw new InterruptedException();
 		}
 		try {
-			this.engine.acquireBlocking(this.request.waitAtMost(FOREVER), true);
+			own(this.engine.acquireBlocking(this.request.waitAtMost(FOREVER), true));
 		}
 		catch (LockNotAcquiredException ex) {
 			if (Thread.interrupted()) {
@@ -51,7 +62,13 @@ final class LockView implements Lock {
 
 	@Override
 	public boolean tryLock() {
-		return this.engine.tryAcquire(this.request.waitAtMost(Duration.ZERO)).isPresent();
+		try {
+			own(this.engine.acquireBlocking(this.request.waitAtMost(Duration.ZERO), true));
+			return true;
+		}
+		catch (LockNotAcquiredException ex) {
+			return false;
+		}
 	}
 
 	@Override
@@ -61,7 +78,7 @@ final class LockView implements Lock {
 		}
 		Duration wait = Duration.ofNanos(Math.max(0, unit.toNanos(time)));
 		try {
-			this.engine.acquireBlocking(this.request.waitAtMost(wait), true);
+			own(this.engine.acquireBlocking(this.request.waitAtMost(wait), true));
 			return true;
 		}
 		catch (LockNotAcquiredException ex) {
@@ -74,7 +91,7 @@ final class LockView implements Lock {
 
 	@Override
 	public void unlock() {
-		RedisLease lease = this.engine.heldByCurrentThread(this.request);
+		RedisLease lease = this.engine.heldInScope(this.request);
 		if (lease == null) {
 			throw new IllegalMonitorStateException("key '" + this.request.keys().get(0) + "' is not held by thread "
 					+ Thread.currentThread().getName());
@@ -82,8 +99,13 @@ final class LockView implements Lock {
 		if (lease.holds().get() > 1) {
 			lease.holds().decrementAndGet();
 		}
-		else {
+		else if (lease.owner() == Thread.currentThread()) {
 			lease.release();
+		}
+		else {
+			throw new IllegalMonitorStateException(
+					"key '" + this.request.keys().get(0) + "' is held by an enclosing call on thread "
+							+ Thread.currentThread().getName() + ", not locked through this view");
 		}
 	}
 

@@ -32,7 +32,7 @@ import io.lettuce.core.SslOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
-import io.netty.util.concurrent.FastThreadLocalThread;
+import io.quorumlock.CurrentLease;
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
 import io.quorumlock.LeaseLostException;
@@ -92,6 +92,12 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 	private final Listeners listener;
 
+	/** Keeps callers' code and blocking calls off the I/O and engine threads. */
+	private final CallerThreads threads;
+
+	/** Single mode on a Redis Cluster: lock keys must hash to one non-empty tag. */
+	private final boolean cluster;
+
 	private final ScheduledThreadPoolExecutor scheduler;
 
 	/** Round deadlines: armed and cancelled on every round, so on a timing wheel. */
@@ -108,8 +114,6 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	private final ReleaseSignals signals;
 
 	private final LongSupplier nanoClock;
-
-	private volatile Thread schedulerThread;
 
 	private final OnLeaseLost onLeaseLost;
 
@@ -137,7 +141,10 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		this.retryMinNanos = builder.retryMin.toNanos();
 		this.retryMaxNanos = builder.retryMax.toNanos();
 		this.validity = new Validity(builder.clockDriftFactor);
-		this.listener = new Listeners(builder.listeners);
+		this.threads = new CallerThreads((builder.asyncExecutor != null) ? builder.asyncExecutor
+				: new CompletableFuture<Void>().defaultExecutor());
+		this.listener = new Listeners(builder.listeners, this.threads);
+		this.cluster = !builder.clusterSeeds.isEmpty();
 		this.nanoClock = builder.nanoClock;
 		this.onLeaseLost = builder.onLeaseLost;
 		this.guard = guard;
@@ -147,11 +154,10 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		this.scheduler = new ScheduledThreadPoolExecutor(1, (runnable) -> {
 			Thread thread = new Thread(runnable, "quorumlock-scheduler");
 			thread.setDaemon(true);
-			this.schedulerThread = thread;
-			return thread;
+			return this.threads.register(thread);
 		});
 		this.scheduler.setRemoveOnCancelPolicy(true);
-		this.deadlines = new Deadlines("quorumlock-deadlines");
+		this.deadlines = new Deadlines("quorumlock-deadlines", this.threads::register);
 		this.ownsResources = builder.clientResources == null;
 		this.resources = this.ownsResources ? DefaultClientResources.builder()
 			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS))
@@ -367,14 +373,35 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		return Handoff.view(this, start(resolved));
+		RedisLease held;
+		try {
+			held = heldInScope(resolved);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		if (held != null) {
+			// called within the scope of a lease of these keys (an annotated method's
+			// body, an execute action, a Lock view's hold): a re-entry, as when blocking
+			try {
+				return CompletableFuture.completedFuture(reenter(held));
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(ex);
+			}
+		}
+		// the caller's continuations run off the I/O thread that completes the grant; a
+		// lease the caller can no longer receive is released at once
+		CompletableFuture<RedisLease> result = start(resolved);
+		return Handoff.view(this, result,
+				this.threads.<Lease>handOver(result, (lease) -> releaseAsync((RedisLease) lease)));
 	}
 
 	@Override
 	public <T> T execute(LockRequest request, Callable<T> action) {
 		Lease lease = acquire(request);
 		T value;
-		try {
+		try (CurrentLease.Scope scope = CurrentLease.bind(lease)) {
 			value = action.call();
 		}
 		catch (RuntimeException | Error ex) {
@@ -412,28 +439,22 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	}
 
 	/**
-	 * Blocking acquisition shared by every blocking entry point; re-entrant per thread.
+	 * Blocking acquisition shared by every blocking entry point; re-entrant within the
+	 * scope of a lease of the same keys on this thread (see {@link #heldInScope}).
 	 */
 	Lease acquireBlocking(LockRequest request, boolean interruptible) {
 		ResolvedRequest resolved = resolve(request);
-		RedisLease held = heldByCurrentThread(resolved);
+		RedisLease held = heldInScope(resolved);
 		if (held != null) {
-			if (!held.isValid()) {
-				// never hand out a hold on a lease that no longer protects anything
-				LeaseLostException lost = (held.lost() != null) ? held.lost()
-						: lose(held, "expired before this thread re-entered it");
-				throw new LeaseLostException(lost.getMessage() + "; release it before locking again");
-			}
-			return new ReentrantHold(held);
+			return reenter(held);
 		}
+		this.threads.checkMayBlock("acquire of " + resolved.describe(), "acquireAsync");
 		CompletableFuture<RedisLease> future = start(resolved);
 		boolean interrupted = false;
 		try {
 			while (true) {
 				try {
-					RedisLease lease = future.get();
-					lease.owner(Thread.currentThread());
-					return lease;
+					return future.get();
 				}
 				catch (InterruptedException ex) {
 					if (interruptible) {
@@ -482,21 +503,43 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		return new UndeclaredThrowableException(failure);
 	}
 
-	/**
-	 * The lease this thread holds on every key of the request, or null if it holds none.
-	 */
-	RedisLease heldByCurrentThread(LockRequest request) {
-		return heldByCurrentThread(resolve(request));
+	/** A hold on a lease in scope, unless it no longer protects anything. */
+	private Lease reenter(RedisLease held) {
+		if (!held.isValid()) {
+			// never hand out a hold on a lease that no longer protects anything
+			LeaseLostException lost = (held.lost() != null) ? held.lost()
+					: lose(held, "expired before this thread re-entered it");
+			throw new LeaseLostException(lost.getMessage() + "; release it before locking again");
+		}
+		return new ReentrantHold(held);
 	}
 
-	private RedisLease heldByCurrentThread(ResolvedRequest resolved) {
+	/**
+	 * The lease held on every key of the request within whose scope this thread runs, or
+	 * null if there is none.
+	 */
+	RedisLease heldInScope(LockRequest request) {
+		return heldInScope(resolve(request));
+	}
+
+	/**
+	 * Re-entry scope. A lease is in scope on this thread while it is unreleased and
+	 * either bound to {@link CurrentLease} here (by the aspect for the call of an
+	 * annotated method, or by {@link #execute} for its action: scopes that end with the
+	 * call, on this thread) or held through a {@link LockView} by this thread (a Lock is
+	 * owned by the thread that locked it and unlocked only by it, until which it cannot
+	 * be handed off). A lease returned by {@link #acquire}, {@link #tryAcquire} or
+	 * {@link #acquireAsync} belongs to no thread: it may be handed on and released
+	 * anywhere, so the thread that acquired it cannot tell when its work on it ends.
+	 */
+	private RedisLease heldInScope(ResolvedRequest resolved) {
 		Thread me = Thread.currentThread();
 		RedisLease held = null;
 		int count = 0;
 		for (String key : resolved.redisKeys()) {
 			LocalGates.Gate gate = this.gates.gate(key);
 			RedisLease lease = (gate != null) ? gate.lease : null;
-			if (lease != null && lease.owner() == me && !lease.isReleased()) {
+			if (lease != null && !lease.isReleased() && (lease.owner() == me || isBound(lease))) {
 				if (held != null && held != lease) {
 					throw partialReentry(resolved);
 				}
@@ -508,6 +551,11 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			throw partialReentry(resolved);
 		}
 		return held;
+	}
+
+	private static boolean isBound(RedisLease lease) {
+		return CurrentLease
+			.anyBound((bound) -> bound == lease || (bound instanceof ReentrantHold hold && hold.lease() == lease));
 	}
 
 	private static IllegalStateException partialReentry(ResolvedRequest resolved) {
@@ -527,7 +575,8 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			if (key.length() > this.maxKeyLength) {
 				throw new LockKeyException(tooLong(request, key));
 			}
-			redisKeys[i] = LockKeys.lockKey(this.keyPrefix, request.name(), key);
+			redisKeys[i] = this.cluster ? LockKeys.clusterLockKey(this.keyPrefix, request.name(), key)
+					: LockKeys.lockKey(this.keyPrefix, request.name(), key);
 		}
 		ResolvedRequest resolved = new ResolvedRequest(request, List.of(redisKeys), lease,
 				options.waitAtMost().orElseThrow(), options.renew().orElseThrow(), options.holdAtMost());
@@ -561,13 +610,12 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	}
 
 	/**
-	 * Release a lease, waiting for the nodes unless called on an I/O or scheduler thread
+	 * Release a lease, waiting for the nodes unless called on an I/O or engine thread
 	 * (where waiting could stall the very thread that completes the release).
 	 */
 	void release(RedisLease lease) {
 		CompletableFuture<Void> released = releaseAsync(lease);
-		Thread current = Thread.currentThread();
-		if (current instanceof FastThreadLocalThread || current == this.schedulerThread) {
+		if (this.threads.isEngineThread(Thread.currentThread())) {
 			return;
 		}
 		try {
@@ -598,6 +646,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		if (!lease.markReleased()) {
 			return CompletableFuture.completedFuture(null);
 		}
+		lease.owner(null); // a Lock view's hold ends here, whichever thread releases
 		lease.cancelWatchdog();
 		List<String> keys = lease.request().redisKeys();
 		long leaseNanos = lease.request().lease().toNanos();
@@ -613,15 +662,26 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			done = CompletableFuture.allOf(rounds);
 		}
 		LeaseLostException loss = lost;
-		return done.handle((ok, error) -> {
+		CompletableFuture<Void> released = new CompletableFuture<>();
+		done.whenComplete((ok, error) -> {
 			keys.forEach(this.gates::leave);
+			// the listeners hear of the release before the releasing caller returns
 			this.listener.onReleased(lease.request().request(), lease,
-					Duration.ofNanos(nanoTime() - lease.acquiredAt()));
-			if (loss != null && this.onLeaseLost == OnLeaseLost.THROW) {
-				throw new CompletionException(loss);
-			}
-			return null;
+					Duration.ofNanos(nanoTime() - lease.acquiredAt()), () -> {
+						if (loss != null && this.onLeaseLost == OnLeaseLost.THROW) {
+							released.completeExceptionally(loss);
+						}
+						else {
+							released.complete(null);
+						}
+					});
 		});
+		return released;
+	}
+
+	/** {@link #releaseAsync} for a caller, whose continuations must not run on I/O. */
+	CompletableFuture<Void> releaseForCaller(RedisLease lease) {
+		return this.threads.handOver(releaseAsync(lease));
 	}
 
 	/**
@@ -779,9 +839,18 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		return tally.failures().isEmpty() ? "" : " (" + String.join("; ", tally.failures()) + ")";
 	}
 
+	/** The lease's fencing token, computed on the first call, for a caller. */
+	CompletableFuture<Long> fencingTokenAsync(RedisLease lease) {
+		CompletableFuture<Long> token = lease.fencing(() -> this.fencing.token(lease));
+		return token.isDone() ? token.copy() : this.threads.handOver(token);
+	}
+
 	/** The lease's fencing token, computed on the first call. */
 	long fencingToken(RedisLease lease) {
 		CompletableFuture<Long> token = lease.fencing(() -> this.fencing.token(lease));
+		if (!token.isDone()) {
+			this.threads.checkMayBlock("fencingToken() of " + lease.request().describe(), "fencingTokenAsync()");
+		}
 		boolean interrupted = false;
 		try {
 			while (true) {
@@ -867,7 +936,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		return this.signals;
 	}
 
-	LockListener listener() {
+	Listeners listener() {
 		return this.listener;
 	}
 
@@ -879,6 +948,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	public void close() {
 		this.scheduler.shutdownNow();
 		this.deadlines.close();
+		this.listener.close();
 		this.nodes.forEach(RedisNode::close);
 		boolean interrupted = false;
 		try {
@@ -972,6 +1042,8 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 		private SslOptions sslOptions;
 
+		private java.util.concurrent.Executor asyncExecutor;
+
 		private Builder() {
 		}
 
@@ -996,6 +1068,20 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		 */
 		public Builder sslOptions(SslOptions sslOptions) {
 			this.sslOptions = requireNonNull(sslOptions, "sslOptions");
+			return this;
+		}
+
+		/**
+		 * Where callers' continuations run when a future the engine hands out
+		 * ({@code acquireAsync}, {@code releaseAsync}, {@code fencingTokenAsync}) would
+		 * otherwise complete on a Redis I/O thread or an engine thread. Default:
+		 * {@code CompletableFuture}'s default async executor (the common pool). Code
+		 * never runs there when the future completes on a caller's thread.
+		 * @param asyncExecutor the executor
+		 * @return this builder
+		 */
+		public Builder asyncExecutor(java.util.concurrent.Executor asyncExecutor) {
+			this.asyncExecutor = requireNonNull(asyncExecutor, "asyncExecutor");
 			return this;
 		}
 

@@ -58,7 +58,8 @@ final class RedisLease implements Lease {
 	private volatile long validUntil;
 
 	/**
-	 * The thread that acquired it through a blocking call, for re-entry; null otherwise.
+	 * The thread holding it through a {@link LockView}, for re-entry; null for any other
+	 * lease and once released (from whichever thread).
 	 */
 	private volatile Thread owner;
 
@@ -185,6 +186,11 @@ final class RedisLease implements Lease {
 	}
 
 	@Override
+	public CompletableFuture<Long> fencingTokenAsync() {
+		return this.engine.fencingTokenAsync(this);
+	}
+
+	@Override
 	public Duration remaining() {
 		if (this.released || this.lost != null) {
 			return Duration.ZERO;
@@ -205,7 +211,7 @@ final class RedisLease implements Lease {
 
 	@Override
 	public CompletionStage<Void> releaseAsync() {
-		return this.engine.releaseAsync(this);
+		return this.engine.releaseForCaller(this);
 	}
 
 	@Override

@@ -7,8 +7,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.quorumlock.Lease;
 
 /**
- * A re-entry into a lease the same thread already holds: it reads through to the lease,
- * and its release only gives back this hold, without touching Redis.
+ * A re-entry into a lease in whose scope the calling thread runs (see
+ * {@link QuorumLockEngine}'s re-entry rule): it reads through to the lease, and its
+ * release only gives back this hold, without touching Redis.
  */
 final class ReentrantHold implements Lease {
 
@@ -21,6 +22,11 @@ final class ReentrantHold implements Lease {
 		lease.holds().incrementAndGet();
 	}
 
+	/** The lease this holds a re-entry into. */
+	RedisLease lease() {
+		return this.lease;
+	}
+
 	@Override
 	public List<String> keys() {
 		return this.lease.keys();
@@ -29,6 +35,11 @@ final class ReentrantHold implements Lease {
 	@Override
 	public long fencingToken() {
 		return this.lease.fencingToken();
+	}
+
+	@Override
+	public java.util.concurrent.CompletableFuture<Long> fencingTokenAsync() {
+		return this.lease.fencingTokenAsync();
 	}
 
 	@Override

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.quorumlock.CurrentLease;
 import io.quorumlock.Lease;
 import io.quorumlock.LeaseLostException;
 import io.quorumlock.LockNotAcquiredException;
@@ -216,27 +217,40 @@ abstract class DistributedLockRegistryContract {
 	}
 
 	@Test
-	void reentryCountsLocally() {
-		Lease outer = this.locks.acquire(request("a"));
-		Lease inner = this.locks.acquire(request("a"));
-		assertThat(inner).isNotSameAs(outer);
-		assertThat(inner.isValid()).isTrue();
-		inner.release();
-		assertThat(outer.isValid()).isTrue();
-		assertThat(this.otherProcess.tryAcquire(request("a"))).isEmpty();
-		outer.release();
+	void reentryCountsLocallyWithinTheScopeOfTheOuterCall() {
+		this.locks.execute(request("a"), () -> {
+			Lease inner = this.locks.acquire(request("a"));
+			assertThat(inner).isNotSameAs(CurrentLease.get().orElseThrow());
+			assertThat(inner.isValid()).isTrue();
+			inner.release();
+			assertThat(CurrentLease.get().orElseThrow().isValid()).isTrue();
+			assertThat(this.otherProcess.tryAcquire(request("a"))).isEmpty();
+			return null;
+		});
 		try (Lease other = this.otherProcess.acquire(request("a"))) {
 			assertThat(other.isValid()).isTrue();
 		}
 	}
 
 	@Test
+	void aLeaseReturnedToTheCallerBelongsToNoThread() {
+		try (Lease outer = this.locks.acquire(request("a"))) {
+			// the lease may have been handed on: the same thread is just another caller
+			assertThat(this.locks.tryAcquire(request("a"))).isEmpty();
+			assertThat(outer.isValid()).isTrue();
+		}
+	}
+
+	@Test
 	void reentryIntoALostLeaseFails() {
-		Lease lease = this.locks.acquire(request("a").lease(Duration.ofMillis(400)).renew(false));
-		await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
-		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(() -> this.locks.acquire(request("a")))
-			.withMessageContaining("release it before locking again");
-		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lease::release);
+		assertThatExceptionOfType(LeaseLostException.class)
+			.isThrownBy(() -> this.locks.execute(request("a").lease(Duration.ofMillis(400)).renew(false), () -> {
+				Lease lease = CurrentLease.get().orElseThrow();
+				await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
+				assertThatExceptionOfType(LeaseLostException.class).isThrownBy(() -> this.locks.acquire(request("a")))
+					.withMessageContaining("release it before locking again");
+				return null;
+			}));
 		try (Lease again = this.locks.acquire(request("a").waitAtMost(Duration.ofSeconds(5)))) {
 			assertThat(again.isValid()).isTrue();
 		}

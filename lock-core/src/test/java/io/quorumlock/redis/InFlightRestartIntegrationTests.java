@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.quorumlock.Lease;
+import io.quorumlock.LockOptions;
 import io.quorumlock.LockRequest;
 import io.quorumlock.QuorumUnavailableException;
 import io.quorumlock.RegistryStatus;
@@ -57,7 +58,12 @@ class InFlightRestartIntegrationTests {
 	}
 
 	private static QuorumLockEngine engine() {
-		return QuorumLockEngine.builder().nodes(redis.uris()).nodeTimeout(NODE_TIMEOUT).rejoinDelay(LEASE).build();
+		return QuorumLockEngine.builder()
+			.nodes(redis.uris())
+			.nodeTimeout(NODE_TIMEOUT)
+			.defaults(LockOptions.none().lease(LEASE))
+			.rejoinDelay(LEASE)
+			.build();
 	}
 
 	private LockRequest request() {

@@ -4,6 +4,7 @@ import java.security.SecureRandom;
 import java.util.HashSet;
 import java.util.Set;
 
+import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,6 +33,32 @@ class LockKeysTests {
 		for (String name : new String[] { key, LockKeys.fenceKey(key), LockKeys.channel(key) }) {
 			assertThat(hashTag(name)).isEqualTo("a");
 		}
+	}
+
+	@Test
+	void keysWithBracesShareOneNonEmptyHashSlotWithTheirDerivedNames() {
+		for (String key : new String[] { "}", "}a", "}}", "{}", "{", "a{b}c", "a}b", "}{x}", "{}}" }) {
+			String lockKey = LockKeys.clusterLockKey("lock:", "n", key);
+			int slot = SlotHash.getSlot(lockKey);
+			assertThat(SlotHash.getSlot(LockKeys.fenceKey(lockKey))).as("fence counter of key %s", key).isEqualTo(slot);
+			assertThat(SlotHash.getSlot(LockKeys.channel(lockKey))).as("channel of key %s", key).isEqualTo(slot);
+			assertThat(redisHashTag(lockKey)).as("hash tag of key %s (%s)", key, lockKey).isNotEmpty();
+		}
+	}
+
+	@Test
+	void keysStartingWithABraceStayDistinct() {
+		Set<String> names = new HashSet<>();
+		for (String key : new String[] { "}", "}a", "#}a", "#}a}#", "}a}#", "a", "}}", "#}}", "#" }) {
+			assertThat(names.add(LockKeys.clusterLockKey("lock:", "", key))).as("key %s", key).isTrue();
+		}
+	}
+
+	/** Redis Cluster's rule: the hash tag, or null if the whole key is hashed. */
+	private static String redisHashTag(String key) {
+		int open = key.indexOf('{');
+		int close = (open < 0) ? -1 : key.indexOf('}', open + 1);
+		return (close < 0 || close == open + 1) ? null : key.substring(open + 1, close);
 	}
 
 	/** The part of a key Redis Cluster hashes: between the first '{' and the next '}'. */

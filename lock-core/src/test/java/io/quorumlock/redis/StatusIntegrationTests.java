@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.quorumlock.CurrentLease;
 import io.quorumlock.Lease;
 import io.quorumlock.LockRequest;
 import io.quorumlock.RegistryStatus;
@@ -49,7 +50,8 @@ class StatusIntegrationTests {
 			assertThat(locks.quorumAvailable()).isTrue();
 			assertThat(locks.leases()).isEmpty();
 			String key = "k" + UUID.randomUUID();
-			try (Lease lease = locks.acquire(LockRequest.of(key).name("orders").lease(Duration.ofSeconds(10)))) {
+			locks.execute(LockRequest.of(key).name("orders").lease(Duration.ofSeconds(10)), () -> {
+				Lease lease = CurrentLease.get().orElseThrow();
 				assertThat(locks.leases()).singleElement().satisfies((held) -> {
 					assertThat(held.lock()).isEqualTo("orders");
 					assertThat(held.keys()).containsExactly("lock:orders:{" + key + "}");
@@ -65,7 +67,8 @@ class StatusIntegrationTests {
 					});
 				}
 				assertThat(locks.nodes()).allSatisfy((node) -> assertThat(node.lastLatency()).isPositive());
-			}
+				return null;
+			});
 			assertThat(locks.leases()).isEmpty();
 			redis.node(1).kill();
 			await().atMost(Duration.ofSeconds(5)).until(() -> !locks.nodes().get(1).up());

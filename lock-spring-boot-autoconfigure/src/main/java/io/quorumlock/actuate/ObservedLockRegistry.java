@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import io.quorumlock.CurrentLease;
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
 import io.quorumlock.LockNotAcquiredException;
@@ -110,7 +111,7 @@ public class ObservedLockRegistry implements DistributedLockRegistry {
 
 	@Override
 	public <T> T execute(LockRequest request, Callable<T> action) {
-		try (Lease lease = acquire(request)) {
+		try (Lease lease = acquire(request); CurrentLease.Scope scope = CurrentLease.bind(lease)) {
 			return action.call();
 		}
 		catch (RuntimeException | Error ex) {

@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 
 import org.springframework.aop.support.AopUtils;
@@ -219,12 +221,31 @@ final class LockOperationParser {
 		return Optional.of(duration);
 	}
 
+	/** The last parameter of a Kotlin suspend function as compiled, matched by name. */
+	private static final String KOTLIN_CONTINUATION = "kotlin.coroutines.Continuation";
+
 	private static ReturnKind returnKind(Method method, OnFailure onFailure, String description) {
 		Class<?> type = method.getReturnType();
 		if (onFailure == OnFailure.SKIP && type.isPrimitive() && type != void.class) {
 			throw new DistributedLockDeclarationException(description, "onFailure", "SKIP",
 					"needs an empty result, but the method returns " + type.getName()
 							+ "; return a wrapper type or Optional, or use THROW");
+		}
+		Class<?>[] parameters = method.getParameterTypes();
+		if (parameters.length > 0 && KOTLIN_CONTINUATION.equals(parameters[parameters.length - 1].getName())) {
+			// the compiled form of a suspend function: it returns at its first suspension
+			// point, so a lock held "while it runs" would be released with its work going
+			// on
+			throw new DistributedLockDeclarationException(description, "method", method.getName(),
+					"is a Kotlin suspend function, which is not supported: it returns at its first suspension "
+							+ "while its work goes on; return a Mono, Flux or CompletableFuture instead "
+							+ "(for example with kotlinx.coroutines' mono { } or future { })");
+		}
+		if (Future.class.isAssignableFrom(type) && !CompletionStage.class.isAssignableFrom(type)) {
+			throw new DistributedLockDeclarationException(description, "return type", type.getName(),
+					"is not supported: the lock would be released when the method returns, while its work goes on, "
+							+ "and a plain Future cannot be observed without blocking; return CompletableFuture or "
+							+ "CompletionStage");
 		}
 		try {
 			return ReturnKind.of(type);

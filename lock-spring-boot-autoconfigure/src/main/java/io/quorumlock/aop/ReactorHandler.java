@@ -17,8 +17,10 @@ import io.quorumlock.LockRequest;
 /**
  * Guards a method that returns a {@code Mono} or {@code Flux}. Nothing happens until
  * subscription; then the lock is acquired without blocking, the method is called on the
- * thread that granted the lease (it should only assemble its publisher), and the lease is
- * held until that publisher completes, errors or is cancelled, then released with
+ * thread the registry hands the lease over on (never a Redis I/O thread; the method
+ * should still only assemble its publisher), with the lease bound to
+ * {@link io.quorumlock.CurrentLease} while it does, and the lease is held until that
+ * publisher completes, errors or is cancelled, then released with
  * {@link Lease#releaseAsync()}. Cancelling while the lock is still being acquired cancels
  * the acquisition and releases a lease granted meanwhile. Each subscription acquires anew
  * and calls the method anew. Loaded only when Reactor is on the classpath.

@@ -207,6 +207,28 @@ class DistributedLockAsyncIntegrationTests {
 	}
 
 	@Test
+	void reactiveBodyRunsOffTheIoThreadsAndCanAskForItsFencingToken() {
+		this.runner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			assertThat(service.fencedMono("fm").block(Duration.ofSeconds(20))).startsWith("off-io token ");
+			assertThat(service.fencedFuture("ff").get(20, TimeUnit.SECONDS)).startsWith("off-io token ");
+		});
+	}
+
+	@Test
+	void asyncBodyReentersItsOwnLock() {
+		this.runner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			assertThat(service.reenteringFuture("rf", service).get(20, TimeUnit.SECONDS)).isEqualTo("ran rf");
+			assertThat(service.reenteringMono("rm", service).block(Duration.ofSeconds(20))).isEqualTo("ran rm");
+			assertThat(service.nestedFuture("nf2", service).get(20, TimeUnit.SECONDS)).containsExactly("nf2");
+			// and the lock is free afterwards
+			assertThat(service.tryNow("rf")).isEqualTo("ran rf");
+			assertThat(service.tryNow("nf2")).isEqualTo("ran nf2");
+		});
+	}
+
+	@Test
 	void unusableKeyFailsTheResultAndTheMethodDoesNotRun() {
 		this.runner.run((context) -> {
 			AsyncService service = context.getBean(AsyncService.class);
@@ -331,6 +353,37 @@ class DistributedLockAsyncIntegrationTests {
 		@DistributedLock(key = "#key", name = "async")
 		CompletableFuture<List<String>> currentKeysFuture(String key) {
 			return CompletableFuture.completedFuture(CurrentLease.get().orElseThrow().keys());
+		}
+
+		@DistributedLock(key = "#key", name = "async")
+		Mono<String> fencedMono(String key) {
+			return Mono.just(offIo() + " token " + CurrentLease.get().orElseThrow().fencingToken());
+		}
+
+		@DistributedLock(key = "#key", name = "async")
+		CompletableFuture<String> fencedFuture(String key) {
+			return CompletableFuture
+				.completedFuture(offIo() + " token " + CurrentLease.get().orElseThrow().fencingToken());
+		}
+
+		private static String offIo() {
+			return (Thread.currentThread() instanceof io.netty.util.concurrent.FastThreadLocalThread)
+					? "on-io " + Thread.currentThread().getName() : "off-io";
+		}
+
+		@DistributedLock(key = "#key", name = "async", waitAtMost = "0s")
+		CompletableFuture<String> reenteringFuture(String key, AsyncService self) {
+			return CompletableFuture.completedFuture(self.tryNow(key));
+		}
+
+		@DistributedLock(key = "#key", name = "async", waitAtMost = "0s")
+		Mono<String> reenteringMono(String key, AsyncService self) {
+			return Mono.just(self.tryNow(key));
+		}
+
+		@DistributedLock(key = "#key", name = "async", waitAtMost = "0s")
+		CompletableFuture<List<String>> nestedFuture(String key, AsyncService self) {
+			return self.currentKeysFuture(key);
 		}
 
 		int waitingRuns() {

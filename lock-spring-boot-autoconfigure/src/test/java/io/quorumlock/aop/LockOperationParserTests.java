@@ -70,7 +70,23 @@ class LockOperationParserTests {
 		assertThat(parse("stage").returnKind()).isEqualTo(ReturnKind.COMPLETION_STAGE);
 		assertThat(parse("future").returnKind()).isEqualTo(ReturnKind.COMPLETION_STAGE);
 		assertThat(parse("optional").returnKind()).isEqualTo(ReturnKind.BLOCKING);
-		assertThat(parse("plainFuture").returnKind()).isEqualTo(ReturnKind.BLOCKING);
+	}
+
+	@Test
+	void plainFutureIsRefusedSinceItsEndCannotBeObserved() {
+		assertThatExceptionOfType(DistributedLockDeclarationException.class).isThrownBy(() -> parse("plainFuture"))
+			.withMessage("@DistributedLock on Declarations.plainFuture(): return type \"java.util.concurrent.Future\" "
+					+ "is not supported: the lock would be released when the method returns, while its work goes "
+					+ "on, and a plain Future cannot be observed without blocking; return CompletableFuture or "
+					+ "CompletionStage");
+	}
+
+	@Test
+	void kotlinSuspendFunctionIsRefused() {
+		assertThatExceptionOfType(DistributedLockDeclarationException.class).isThrownBy(() -> parse("suspending"))
+			.withMessageStartingWith("@DistributedLock on Declarations.suspending(String, Continuation): ")
+			.withMessageContaining("is a Kotlin suspend function")
+			.withMessageContaining("return a Mono, Flux or CompletableFuture");
 	}
 
 	@Test
@@ -138,6 +154,11 @@ class LockOperationParserTests {
 
 		@DistributedLock(key = "'k'")
 		Future<String> plainFuture() {
+			return null;
+		}
+
+		@DistributedLock(key = "#id")
+		Object suspending(String id, kotlin.coroutines.Continuation<? super String> continuation) {
 			return null;
 		}
 

@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import io.quorumlock.CurrentLease;
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
 import io.quorumlock.LockRequest;
@@ -47,16 +48,17 @@ class ClusterSingleModeAutoConfigurationIntegrationTests {
 			for (int i = 0; masters.size() < redis.size(); i++) {
 				String redisKey = "lock:orders:{" + i + "}";
 				RedisServer master = redis.nodeForKey(redisKey);
-				try (Lease lease = registry.acquire(LockRequest.of(Integer.toString(i)).name("orders"))) {
-					assertThat(lease.isValid()).isTrue();
+				LockRequest request = LockRequest.of(Integer.toString(i)).name("orders");
+				registry.execute(request, () -> {
+					assertThat(CurrentLease.get().orElseThrow().isValid()).isTrue();
 					assertThat(master.exists(redisKey)).as("%s on %s", redisKey, master).isTrue();
-					assertThat(registry.tryAcquire(LockRequest.of(Integer.toString(i)).name("orders")))
-						.as("re-entry on the same thread")
+					assertThat(registry.tryAcquire(request)).as("re-entry within the call")
 						.hasValueSatisfying((inner) -> {
 							assertThat(inner.isValid()).isTrue();
 							inner.release();
 						});
-				}
+					return null;
+				});
 				assertThat(master.exists(redisKey)).isFalse();
 				masters.add(master);
 			}

@@ -87,7 +87,10 @@ class ReplicaSyncIntegrationTests {
 				}
 			})
 			.build()) {
-			Lease lease = locks.acquire(LockRequest.of(key).lease(Duration.ofSeconds(1)));
+			// a wait: on a loaded machine the replica may miss one 100 ms WAIT before it
+			// is paused
+			Lease lease = locks
+				.acquire(LockRequest.of(key).lease(Duration.ofSeconds(1)).waitAtMost(Duration.ofSeconds(5)));
 			redis.node(1).pause();
 			// an extension the replica never saw would not survive a failover to it
 			await().atMost(Duration.ofSeconds(10)).until(() -> lost.getCount() == 0);

@@ -3,6 +3,8 @@ package io.quorumlock.redis;
 import java.time.Duration;
 import java.util.List;
 
+import io.lettuce.core.RedisCredentials;
+import io.lettuce.core.RedisCredentialsProvider.ImmediateRedisCredentialsProvider;
 import org.junit.jupiter.api.Test;
 
 import io.quorumlock.LockOptions;
@@ -178,7 +180,12 @@ class EngineBuilderTests {
 		assertThat(uri.getPort()).isEqualTo(6380);
 		assertThat(uri.getDatabase()).isEqualTo(3);
 		assertThat(uri.isSsl()).isTrue();
-		assertThat(uri.getUsername()).isEqualTo("app");
+		// through the credentials provider: RedisURI.getUsername() is gone in Lettuce 7
+		// (Spring Boot 4.1), the provider exists on both lines
+		RedisCredentials credentials = ((ImmediateRedisCredentialsProvider) uri.getCredentialsProvider())
+			.resolveCredentialsNow();
+		assertThat(credentials.getUsername()).isEqualTo("app");
+		assertThat(credentials.getPassword()).isEqualTo("pw".toCharArray());
 	}
 
 }

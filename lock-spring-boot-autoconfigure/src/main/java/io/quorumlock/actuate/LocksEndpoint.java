@@ -38,11 +38,13 @@ public class LocksEndpoint {
 
 	/**
 	 * The registry's state.
-	 * @param leaks whether to scan for lock keys without a TTL
+	 * @param leaks whether to scan for lock keys without a TTL; optional (absent means no
+	 * scan) on both Spring Boot lines: Spring Framework 7 (Boot 4) reads JSpecify's
+	 * {@code @Nullable}, Spring Framework 6 (Boot 3) reads Spring's own
 	 * @return the state
 	 */
 	@ReadOperation
-	public LocksDescriptor locks(@Nullable Boolean leaks) {
+	public LocksDescriptor locks(@org.jspecify.annotations.Nullable @Nullable Boolean leaks) {
 		List<NodeDescriptor> nodes = this.status.nodes()
 			.stream()
 			.map((node) -> new NodeDescriptor(node.address(), node.up(), node.lastLatency().toNanos() / 1_000_000.0,

@@ -11,6 +11,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.quorumlock.RegistryStatus;
+import io.quorumlock.actuate.Boot4DistributedLockHealth;
 import io.quorumlock.actuate.DistributedLockHealth;
 
 /**
@@ -21,23 +22,52 @@ import io.quorumlock.actuate.DistributedLockHealth;
  * otherwise; node details carry {@code host:port}, never credentials.
  * {@code management.health.distributedLock.enabled=false} removes it.
  * <p>
- * The actuator conditions sit on a nested class, behind the class check, so that an
- * application without actuator never loads them.
+ * One nested configuration per Spring Boot line, each behind the class check of its
+ * line's health API ({@code spring-boot-actuator} on Boot 3, {@code spring-boot-health}
+ * on Boot 4); the actuator conditions sit one level further in, so that an application
+ * without actuator, or on the other line, never loads them.
  */
 @AutoConfiguration(after = QuorumLockAutoConfiguration.class)
-@ConditionalOnClass({ HealthContributor.class, ConditionalOnEnabledHealthIndicator.class })
 @ConditionalOnBooleanProperty(name = "quorumlock.enabled", matchIfMissing = true)
 public class DistributedLockHealthContributorAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnSingleCandidate(RegistryStatus.class)
-	@ConditionalOnEnabledHealthIndicator("distributedLock")
-	static class DistributedLockHealthContributorConfiguration {
+	@ConditionalOnClass(name = { "org.springframework.boot.actuate.health.HealthContributor",
+			"org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator" })
+	static class Boot3 {
 
-		@Bean
-		@ConditionalOnMissingBean(name = { "distributedLockHealthIndicator", "distributedLockHealthContributor" })
-		HealthContributor distributedLockHealthContributor(RegistryStatus status) {
-			return DistributedLockHealth.contributor(status);
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnSingleCandidate(RegistryStatus.class)
+		@ConditionalOnEnabledHealthIndicator("distributedLock")
+		static class DistributedLockHealthContributorConfiguration {
+
+			@Bean
+			@ConditionalOnMissingBean(name = { "distributedLockHealthIndicator", "distributedLockHealthContributor" })
+			HealthContributor distributedLockHealthContributor(RegistryStatus status) {
+				return DistributedLockHealth.contributor(status);
+			}
+
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = { "org.springframework.boot.health.contributor.HealthContributor",
+			"org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator" })
+	static class Boot4 {
+
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnSingleCandidate(RegistryStatus.class)
+		@org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator("distributedLock")
+		static class DistributedLockHealthContributorConfiguration {
+
+			@Bean
+			@ConditionalOnMissingBean(name = { "distributedLockHealthIndicator", "distributedLockHealthContributor" })
+			org.springframework.boot.health.contributor.HealthContributor distributedLockHealthContributor(
+					RegistryStatus status) {
+				return Boot4DistributedLockHealth.contributor(status);
+			}
+
 		}
 
 	}

@@ -3,7 +3,6 @@ package io.quorumlock.autoconfigure;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationEventPublisher;
@@ -17,11 +16,18 @@ import org.springframework.context.annotation.Import;
  * application's {@code spring.data.redis} connection; the {@code @DistributedLock}
  * advisor; and the start-up checks. Every bean backs off when the application defines its
  * own; all of it when {@code quorumlock.enabled=false}.
+ * <p>
+ * One jar for Spring Boot 3.5 and 4.x: single mode reads the Redis connection through
+ * {@link SingleModeConfiguration} on Boot 3 and {@link Boot4SingleModeConfiguration} on
+ * Boot 4, each chosen by the presence of its line's connection-details class; ordering
+ * hints name both lines' Redis auto-configurations.
  */
-@AutoConfiguration(after = RedisAutoConfiguration.class)
+@AutoConfiguration(afterName = { "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration" })
 @ConditionalOnProperty(prefix = "quorumlock", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(QuorumLockProperties.class)
-@Import({ QuorumModeConfiguration.class, SingleModeConfiguration.class, QuorumLockAspectConfiguration.class })
+@Import({ QuorumModeConfiguration.class, SingleModeConfiguration.class, Boot4SingleModeConfiguration.class,
+		NoRedisSingleModeConfiguration.class, QuorumLockAspectConfiguration.class })
 public class QuorumLockAutoConfiguration {
 
 	@Bean

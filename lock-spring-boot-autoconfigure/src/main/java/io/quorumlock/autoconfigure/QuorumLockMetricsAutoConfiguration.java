@@ -21,12 +21,16 @@ import io.quorumlock.redis.QuorumLockEngine;
  * never stop a grant or a release. An engine the application builds itself does not see
  * it: pass the bean to {@code QuorumLockEngine.Builder#listener}.
  * <p>
- * Runs after Boot's metrics auto-configuration, so that the meter registries are known,
- * and only when there is one. {@code quorumlock.metrics.enabled=false} turns it off.
+ * Runs after Boot's metrics auto-configuration (named for both lines: Boot 3's
+ * {@code spring-boot-actuator-autoconfigure}, Boot 4's
+ * {@code spring-boot-micrometer-metrics}), so that the meter registries are known, and
+ * only when there is one. {@code quorumlock.metrics.enabled=false} turns it off.
  */
 @AutoConfiguration(after = QuorumLockAutoConfiguration.class,
 		afterName = { "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
-				"org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration" })
+				"org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+				"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+				"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBooleanProperty(name = "quorumlock.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty(name = "quorumlock.metrics.enabled", matchIfMissing = true)

@@ -25,14 +25,17 @@ import io.quorumlock.redis.QuorumLockEngine;
  * {@link Primary @Primary} {@link DistributedLockRegistry}: the {@code @DistributedLock}
  * aspect and every application bean that injects a {@code DistributedLockRegistry} get
  * the observed one, with no change to their code, while the engine stays a bean of its
- * own type for the status, the endpoint and the health indicator. An application that
- * defines its own registry is left alone. Key values are low-cardinality only: the lock's
- * label and the outcome, never an evaluated key. Boot's
+ * own type for the status, the endpoint and the health indicator. It runs after Boot's
+ * observation auto-configuration of either line (Boot 3's actuator, Boot 4's
+ * {@code spring-boot-micrometer-observation}). An application that defines its own
+ * registry is left alone. Key values are low-cardinality only: the lock's label and the
+ * outcome, never an evaluated key. Boot's
  * {@code management.observations.enable.distributed.lock=false} turns the observation
  * off.
  */
 @AutoConfiguration(after = QuorumLockAutoConfiguration.class,
-		afterName = "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration")
+		afterName = { "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
+				"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
 @ConditionalOnClass(ObservationRegistry.class)
 @ConditionalOnBooleanProperty(name = "quorumlock.enabled", matchIfMissing = true)
 @ConditionalOnBean({ ObservationRegistry.class, QuorumLockEngine.class })

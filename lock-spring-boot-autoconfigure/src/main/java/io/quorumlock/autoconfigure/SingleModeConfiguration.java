@@ -3,10 +3,10 @@ package io.quorumlock.autoconfigure;
 import java.util.List;
 
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.StaticCredentialsProvider;
 import io.lettuce.core.resource.ClientResources;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
 import org.springframework.boot.autoconfigure.data.redis.RedisProperties;
@@ -16,24 +16,31 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.lang.Nullable;
-import org.springframework.util.StringUtils;
 
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.LockListener;
 import io.quorumlock.redis.QuorumLockEngine;
 
 /**
- * Single mode: the engine on the application's own {@code spring.data.redis} connection
- * (standalone, Sentinel or Cluster; host, port, database, TLS, username and password,
- * client name), sharing Boot's Lettuce {@link ClientResources} when there is one. On a
- * Redis Cluster ({@code spring.data.redis.cluster.nodes}) the whole cluster is the one
- * node: the configured nodes are the seeds of a Lettuce cluster connection, and each lock
- * is one key in one hash slot. Sync-replicas is refused there with a message.
+ * Single mode on Spring Boot 3: the engine on the application's own
+ * {@code spring.data.redis} connection (standalone, Sentinel or Cluster; host, port,
+ * database, TLS, username and password, client name), sharing Boot's Lettuce
+ * {@link ClientResources} when there is one. On a Redis Cluster
+ * ({@code spring.data.redis.cluster.nodes}) the whole cluster is the one node: the
+ * configured nodes are the seeds of a Lettuce cluster connection, and each lock is one
+ * key in one hash slot. Sync-replicas is refused there with a message.
+ * <p>
+ * A thin adapter from Boot 3's {@link RedisConnectionDetails} to the line-neutral
+ * {@link RedisConnection}; {@link SingleModeNodes} does the rest.
+ * {@link Boot4SingleModeConfiguration} is its twin on Boot 4.
  */
 @Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(name = SingleModeConfiguration.BOOT3_CONNECTION_DETAILS)
 @ConditionalOnMissingBean(DistributedLockRegistry.class)
 @Conditional(QuorumModeCondition.Single.class)
 class SingleModeConfiguration {
+
+	static final String BOOT3_CONNECTION_DETAILS = "org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails";
 
 	@Bean(destroyMethod = "close")
 	QuorumLockEngine quorumLockEngine(QuorumLockProperties properties, ObjectProvider<LockListener> listeners,
@@ -41,133 +48,55 @@ class SingleModeConfiguration {
 			ObjectProvider<RedisProperties> redisProperties, @Nullable ClientResources clientResources,
 			ObjectProvider<SslBundles> sslBundles) {
 		// ClientResources is a direct (nullable) parameter, not an ObjectProvider, so
-		// that the
-		// engine is registered as its dependent and closed before Boot shuts it down
-		QuorumLockEngineConfigurer configurer = new QuorumLockEngineConfigurer(properties, listeners, customizers);
-		configurer.validate();
-		QuorumLockEngine.Builder builder = QuorumLockEngine.builder();
-		if (connection != null && connection.getSentinel() == null && connection.getCluster() != null) {
-			checkCluster(properties);
-			builder.cluster(clusterUris(connection, redisProperties.getIfAvailable()));
-		}
-		else {
-			builder.redisUris(List.of(redisUri(connection, redisProperties.getIfAvailable())));
-		}
-		if (clientResources != null) {
-			builder.clientResources(clientResources);
-		}
-		SslBundle bundle = sslBundle(properties, connection, sslBundles.getIfAvailable());
-		if (bundle != null) {
-			builder.sslOptions(QuorumLockSsl.sslOptions(bundle));
-		}
-		return configurer.build(builder);
+		// that
+		// the engine is registered as its dependent and closed before Boot shuts it down
+		return SingleModeNodes.engine(properties, listeners, customizers,
+				connection(connection, redisProperties.getIfAvailable()), clientResources, sslBundles.getIfAvailable());
 	}
 
-	/**
-	 * What single mode cannot do on a cluster, as property errors (the engine would
-	 * refuse them too, less helpfully).
-	 */
-	static void checkCluster(QuorumLockProperties properties) {
-		if (properties.getSyncReplicas() > 0) {
-			throw new InvalidQuorumLockPropertyException("quorumlock.sync-replicas",
-					Integer.toString(properties.getSyncReplicas()),
-					"is not supported in single mode on a Redis Cluster (spring.data.redis.cluster is set): "
-							+ "WAIT would not reach the master that took the lock; set it to 0");
-		}
-		String prefix = properties.getKeyPrefix();
-		if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
-			throw new InvalidQuorumLockPropertyException("quorumlock.key-prefix", prefix,
-					"must not contain '{' or '}' on a Redis Cluster: the lock key's own hash tag must decide its slot");
-		}
+	static List<RedisURI> clusterUris(RedisConnectionDetails connection, @Nullable RedisProperties properties) {
+		return SingleModeNodes.clusterUris(connection(connection, properties));
 	}
 
-	/**
-	 * The seed nodes of the application's Redis Cluster, each with its credentials, TLS
-	 * and client name.
-	 */
-	static List<RedisURI> clusterUris(RedisConnectionDetails connection, RedisProperties properties) {
-		List<RedisConnectionDetails.Node> nodes = connection.getCluster().getNodes();
-		if (nodes == null || nodes.isEmpty()) {
-			throw new InvalidQuorumLockPropertyException("spring.data.redis.cluster.nodes", "[]",
-					"single mode on a Redis Cluster needs at least one seed node");
-		}
-		return nodes.stream()
-			.map((node) -> withConnectionSettings(RedisURI.create(node.host(), node.port()), connection, properties))
-			.toList();
+	static RedisURI redisUri(@Nullable RedisConnectionDetails connection, @Nullable RedisProperties properties) {
+		return SingleModeNodes.redisUri(connection(connection, properties));
 	}
 
-	static RedisURI redisUri(RedisConnectionDetails connection, RedisProperties properties) {
+	/** Boot 3's connection details as the line-neutral connection, or null. */
+	static RedisConnection connection(@Nullable RedisConnectionDetails connection,
+			@Nullable RedisProperties properties) {
 		if (connection == null) {
-			throw new InvalidQuorumLockPropertyException("quorumlock.nodes", "[]",
-					"single mode uses the application's spring.data.redis connection, but there is none "
-							+ "(is spring-boot-starter-data-redis on the classpath?)");
+			return null;
 		}
-		RedisURI uri;
+		RedisConnection.Standalone standalone = null;
+		RedisConnection.Sentinel sentinel = null;
+		List<RedisConnection.Node> cluster = null;
+		SslBundle bundle = null;
 		if (connection.getSentinel() != null) {
-			uri = sentinel(connection.getSentinel(), connection);
+			RedisConnectionDetails.Sentinel from = connection.getSentinel();
+			sentinel = new RedisConnection.Sentinel(from.getMaster(), nodes(from.getNodes()), from.getUsername(),
+					from.getPassword(), from.getDatabase());
+			bundle = from.getSslBundle();
 		}
 		else if (connection.getCluster() != null) {
-			throw new IllegalStateException("a Redis Cluster has no one URI: use clusterUris");
+			cluster = nodes(connection.getCluster().getNodes());
 		}
 		else {
-			uri = standalone(connection.getStandalone());
+			RedisConnectionDetails.Standalone from = connection.getStandalone();
+			standalone = new RedisConnection.Standalone(from.getHost(), from.getPort(), from.getDatabase());
 		}
-		return withConnectionSettings(uri, connection, properties);
+		if (sentinel == null && connection.getStandalone() != null) {
+			bundle = connection.getStandalone().getSslBundle();
+		}
+		boolean ssl = properties != null && isSsl(connection, properties);
+		String clientName = (properties != null) ? properties.getClientName() : null;
+		return new RedisConnection(standalone, sentinel, cluster, connection.getUsername(), connection.getPassword(),
+				ssl, bundle, clientName);
 	}
 
-	private static RedisURI withConnectionSettings(RedisURI uri, RedisConnectionDetails connection,
-			RedisProperties properties) {
-		if (StringUtils.hasText(connection.getPassword())) {
-			String username = StringUtils.hasText(connection.getUsername()) ? connection.getUsername() : null;
-			uri.setCredentialsProvider(new StaticCredentialsProvider(username, connection.getPassword().toCharArray()));
-		}
-		if (properties != null) {
-			if (isSsl(connection, properties)) {
-				uri.setSsl(true);
-			}
-			if (StringUtils.hasText(properties.getClientName())) {
-				uri.setClientName(properties.getClientName());
-			}
-		}
-		return uri;
-	}
-
-	/**
-	 * The bundle the connection trusts: {@code quorumlock.ssl.bundle} if set, else the
-	 * one of {@code spring.data.redis}, else none (the JDK's default trust store).
-	 */
-	private static SslBundle sslBundle(QuorumLockProperties properties, RedisConnectionDetails connection,
-			SslBundles bundles) {
-		SslBundle configured = QuorumLockSsl.configuredBundle(properties, bundles);
-		if (configured != null || connection == null) {
-			return configured;
-		}
-		if (connection.getSentinel() != null) {
-			return connection.getSentinel().getSslBundle();
-		}
-		return (connection.getStandalone() != null) ? connection.getStandalone().getSslBundle() : null;
-	}
-
-	private static RedisURI standalone(RedisConnectionDetails.Standalone standalone) {
-		RedisURI uri = RedisURI.create(standalone.getHost(), standalone.getPort());
-		uri.setDatabase(standalone.getDatabase());
-		return uri;
-	}
-
-	private static RedisURI sentinel(RedisConnectionDetails.Sentinel sentinel, RedisConnectionDetails connection) {
-		RedisURI.Builder builder = RedisURI.builder().withSentinelMasterId(sentinel.getMaster());
-		for (RedisConnectionDetails.Node node : sentinel.getNodes()) {
-			RedisURI.Builder one = RedisURI.Builder.redis(node.host(), node.port());
-			if (StringUtils.hasText(sentinel.getPassword())) {
-				one = StringUtils.hasText(sentinel.getUsername())
-						? one.withAuthentication(sentinel.getUsername(), sentinel.getPassword())
-						: one.withPassword(sentinel.getPassword().toCharArray());
-			}
-			builder.withSentinel(one.build());
-		}
-		RedisURI uri = builder.build();
-		uri.setDatabase(sentinel.getDatabase());
-		return uri;
+	private static List<RedisConnection.Node> nodes(@Nullable List<RedisConnectionDetails.Node> nodes) {
+		return (nodes != null)
+				? nodes.stream().map((node) -> new RedisConnection.Node(node.host(), node.port())).toList() : List.of();
 	}
 
 	private static boolean isSsl(RedisConnectionDetails connection, RedisProperties properties) {

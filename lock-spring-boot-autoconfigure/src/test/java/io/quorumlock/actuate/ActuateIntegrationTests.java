@@ -1,9 +1,7 @@
 package io.quorumlock.actuate;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -20,12 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
-import org.springframework.boot.actuate.health.CompositeHealthContributor;
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.HealthContributor;
-import org.springframework.boot.actuate.health.HealthIndicator;
-import org.springframework.boot.actuate.health.SimpleStatusAggregator;
-import org.springframework.boot.actuate.health.Status;
 
 import io.quorumlock.Lease;
 import io.quorumlock.LockNotAcquiredException;
@@ -205,9 +197,10 @@ class ActuateIntegrationTests {
 					.isEqualTo("localhost:" + port));
 			assertThat(endpoint.locks(null).nodes().get(1).voting()).isFalse();
 			assertThat(endpoint.locks(null).nodes().get(0).sameServerAs()).isNull();
-			Health node2 = member(DistributedLockHealth.contributor(twice), "node-2");
-			assertThat(node2.getStatus().getCode()).isEqualTo(DistributedLockHealth.NOT_VOTING);
-			assertThat(node2.getDetails()).containsEntry("sameServerAs", "localhost:" + port)
+			// what the distributedLock health contributor reports on either Boot line
+			LockHealthReport.Verdict node2 = LockHealthReport.node(twice, 1);
+			assertThat(node2.up()).isFalse();
+			assertThat(node2.details()).containsEntry("sameServerAs", "localhost:" + port)
 				.hasEntrySatisfying("heldBackBy", (why) -> assertThat(why).asString().contains("same Redis server"));
 		}
 	}
@@ -226,42 +219,6 @@ class ActuateIntegrationTests {
 		assertThat(result.deletedOnNodes()).isEqualTo(3);
 		assertThat(this.locks.tryAcquire(request())).hasValueSatisfying(Lease::release);
 		lease.releaseAsync();
-	}
-
-	@Test
-	void healthIsUpWithAQuorumAndDownWithout() {
-		HealthContributor contributor = DistributedLockHealth.contributor(this.locks);
-		assertThat(contributor).isInstanceOf(CompositeHealthContributor.class);
-		assertThat(aggregate(contributor)).isEqualTo(Status.UP);
-		redis.node(2).kill();
-		await().atMost(Duration.ofSeconds(5))
-			.until(() -> member(contributor, "node-3").getStatus().getCode().equals(DistributedLockHealth.NOT_VOTING));
-		assertThat(aggregate(contributor)).as("a minority down keeps the application UP").isEqualTo(Status.UP);
-		redis.node(1).kill();
-		await().atMost(Duration.ofSeconds(5)).until(() -> aggregate(contributor).equals(Status.DOWN));
-		assertThat(member(contributor, "quorum").getDetails()).containsEntry("voting", 1L).containsEntry("quorum", 2);
-	}
-
-	@Test
-	void singleModeIsOneIndicator() {
-		try (QuorumLockEngine single = QuorumLockEngine.builder().nodes(redis.node(0).uri()).build()) {
-			HealthContributor contributor = DistributedLockHealth.contributor(single);
-			assertThat(contributor).isInstanceOf(HealthIndicator.class);
-			assertThat(((HealthIndicator) contributor).health().getStatus()).isEqualTo(Status.UP);
-			assertThat(((HealthIndicator) contributor).health().getDetails()).containsEntry("mode", "single")
-				.containsKey("address");
-		}
-	}
-
-	private static org.springframework.boot.actuate.health.Health member(HealthContributor composite, String name) {
-		return ((HealthIndicator) ((CompositeHealthContributor) composite).getContributor(name)).health();
-	}
-
-	private static Status aggregate(HealthContributor composite) {
-		List<Status> statuses = new ArrayList<>();
-		((CompositeHealthContributor) composite).stream()
-			.forEach((named) -> statuses.add(((HealthIndicator) named.getContributor()).health().getStatus()));
-		return new SimpleStatusAggregator().getAggregateStatus(new java.util.LinkedHashSet<>(statuses));
 	}
 
 }

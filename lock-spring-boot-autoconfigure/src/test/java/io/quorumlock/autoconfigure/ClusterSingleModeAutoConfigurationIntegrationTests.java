@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.quorumlock.CurrentLease;
@@ -32,7 +31,7 @@ class ClusterSingleModeAutoConfigurationIntegrationTests {
 	static final RedisServers redis = RedisServers.builder().nodes(3).cluster().build();
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, QuorumLockAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(BootLine.REDIS, QuorumLockAutoConfiguration.class))
 		.withPropertyValues(
 				"spring.data.redis.cluster.nodes=" + String.join(",",
 						redis.nodes().stream().map((node) -> node.host() + ":" + node.port()).toList()),

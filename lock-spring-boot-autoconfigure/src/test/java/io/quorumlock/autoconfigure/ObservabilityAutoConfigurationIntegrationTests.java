@@ -12,21 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.health.HealthEndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
-import org.springframework.boot.actuate.health.CompositeHealthContributor;
-import org.springframework.boot.actuate.health.HealthContributor;
-import org.springframework.boot.actuate.health.HealthContributorRegistry;
-import org.springframework.boot.actuate.health.HealthEndpoint;
-import org.springframework.boot.actuate.health.HealthIndicator;
-import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -58,16 +45,16 @@ class ObservabilityAutoConfigurationIntegrationTests {
 	@RegisterExtension
 	static final RedisServers redis = RedisServers.start(3);
 
-	private static final AutoConfigurations QUORUMLOCK = AutoConfigurations.of(RedisAutoConfiguration.class,
+	private static final AutoConfigurations QUORUMLOCK = AutoConfigurations.of(BootLine.REDIS,
 			QuorumLockAutoConfiguration.class, QuorumLockMetricsAutoConfiguration.class,
 			QuorumLockObservationAutoConfiguration.class, LocksEndpointAutoConfiguration.class,
 			DistributedLockHealthContributorAutoConfiguration.class);
 
-	private static final AutoConfigurations METRICS = AutoConfigurations.of(MetricsAutoConfiguration.class,
-			SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class);
+	private static final AutoConfigurations METRICS = AutoConfigurations.of(BootLine.METRICS,
+			BootLine.SIMPLE_METRICS_EXPORT, BootLine.COMPOSITE_METER_REGISTRY);
 
 	private static final AutoConfigurations ACTUATOR = AutoConfigurations.of(EndpointAutoConfiguration.class,
-			HealthContributorAutoConfiguration.class, HealthEndpointAutoConfiguration.class);
+			BootLine.HEALTH_CONTRIBUTORS, BootLine.HEALTH_ENDPOINT);
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(QUORUMLOCK)
 		.withConfiguration(ACTUATOR)
@@ -127,7 +114,7 @@ class ObservabilityAutoConfigurationIntegrationTests {
 	@Test
 	void runWhenObservationRegistryPresentShouldObserveAcquisitionThroughTheAspect() {
 		this.runner.withConfiguration(METRICS)
-			.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(BootLine.OBSERVATION))
 			.withUserConfiguration(OrdersConfiguration.class)
 			.run((context) -> {
 				assertThat(context).hasSingleBean(ObservedLockRegistry.class).hasSingleBean(QuorumLockEngine.class);
@@ -146,7 +133,7 @@ class ObservabilityAutoConfigurationIntegrationTests {
 	@Test
 	void runWhenObservationDisabledByPropertyShouldNotObserveAcquisition() {
 		this.runner.withConfiguration(METRICS)
-			.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(BootLine.OBSERVATION))
 			.withPropertyValues("management.observations.enable.distributed.lock=false")
 			.run((context) -> {
 				context.getBean(DistributedLockRegistry.class).acquire(request().name("orders")).release();
@@ -235,38 +222,9 @@ class ObservabilityAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void runInSingleModeShouldRegisterOneIndicator() {
-		new ApplicationContextRunner().withConfiguration(QUORUMLOCK)
-			.withConfiguration(ACTUATOR)
-			.withPropertyValues("quorumlock.node-timeout=1s", "spring.data.redis.host=127.0.0.1",
-					"spring.data.redis.port=" + redis.node(0).port(), "management.health.redis.enabled=false")
-			.run((context) -> {
-				HealthContributor contributor = context.getBean(HealthContributorRegistry.class)
-					.getContributor("distributedLock");
-				assertThat(contributor).isInstanceOf(HealthIndicator.class);
-				assertThat(((HealthIndicator) contributor).health().getStatus()).isEqualTo(Status.UP);
-				assertThat(((HealthIndicator) contributor).health().getDetails()).containsEntry("mode", "single")
-					.containsEntry("address", "127.0.0.1:" + redis.node(0).port());
-			});
-	}
-
-	@Test
-	void runInQuorumModeShouldRegisterComposite() {
-		this.runner.run((context) -> {
-			HealthContributor contributor = context.getBean(HealthContributorRegistry.class)
-				.getContributor("distributedLock");
-			assertThat(contributor).isInstanceOf(CompositeHealthContributor.class);
-			assertThat(((CompositeHealthContributor) contributor).stream().map((named) -> named.getName()))
-				.containsExactly("quorum", "node-1", "node-2", "node-3");
-			assertThat(context.getBean(HealthEndpoint.class).healthForPath("distributedLock").getStatus())
-				.isEqualTo(Status.UP);
-		});
-	}
-
-	@Test
 	void runWhenQuorumLockDisabledShouldBackOffEverything() {
 		this.runner.withConfiguration(METRICS)
-			.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(BootLine.OBSERVATION))
 			.withPropertyValues("quorumlock.enabled=false", "management.endpoints.web.exposure.include=locks",
 					"quorumlock.actuator.force-unlock-enabled=true")
 			.run((context) -> assertThat(context).hasNotFailed()
@@ -279,7 +237,8 @@ class ObservabilityAutoConfigurationIntegrationTests {
 	@Test
 	void runWithoutActuatorOrMicrometerOnTheClasspathShouldStillStart() {
 		new ApplicationContextRunner().withConfiguration(QUORUMLOCK)
-			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate", "io.micrometer"))
+			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate",
+					"org.springframework.boot.health", "io.micrometer"))
 			.withPropertyValues("quorumlock.rejoin-delay=0s", "quorumlock.node-timeout=1s",
 					"quorumlock.nodes=" + String.join(",", redis.uris()))
 			.run((context) -> {

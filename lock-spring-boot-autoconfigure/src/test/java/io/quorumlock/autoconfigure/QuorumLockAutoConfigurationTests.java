@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -16,14 +17,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
-import org.springframework.mock.env.MockEnvironment;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.StandardEnvironment;
 
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
@@ -53,7 +54,7 @@ class QuorumLockAutoConfigurationTests {
 	private static final int PORT_C = closedPort();
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, QuorumLockAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(BootLine.REDIS, QuorumLockAutoConfiguration.class))
 		.withPropertyValues("quorumlock.rejoin-delay=0s");
 
 	@Test
@@ -305,7 +306,11 @@ class QuorumLockAutoConfigurationTests {
 	void runWhenAPropertyIsBadShouldBeExplainedByTheFailureAnalyzer() {
 		this.runner.withPropertyValues("spring.data.redis.port=" + PORT_A, "quorumlock.node-timeout=10s")
 			.run((context) -> {
-				MockEnvironment environment = new MockEnvironment().withProperty("quorumlock.node-timeout", "10s");
+				// a plain property source, not MockEnvironment: the return types of its
+				// setters changed in Spring Framework 7, and this class reruns on Boot 4
+				StandardEnvironment environment = new StandardEnvironment();
+				environment.getPropertySources()
+					.addFirst(new MapPropertySource("mockProperties", Map.of("quorumlock.node-timeout", "10s")));
 				FailureAnalysis analysis = new QuorumLockPropertyFailureAnalyzer(environment)
 					.analyze(context.getStartupFailure());
 				assertThat(analysis.getDescription()).contains("'quorumlock.node-timeout' is '10s'")

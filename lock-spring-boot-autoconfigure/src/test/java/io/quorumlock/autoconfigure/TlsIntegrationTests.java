@@ -10,7 +10,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -120,7 +119,7 @@ class TlsIntegrationTests {
 	void singleModeTrustsTheSslBundleOfSpringDataRedis() {
 		RedisServer node = redis.node(0);
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, RedisAutoConfiguration.class,
+			.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, BootLine.REDIS,
 					QuorumLockAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + node.tlsPort(),
 					"spring.data.redis.ssl.enabled=true", "spring.data.redis.ssl.bundle=redis-ca",

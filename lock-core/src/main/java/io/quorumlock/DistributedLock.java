@@ -61,6 +61,18 @@ public @interface DistributedLock {
 	String holdAtMost() default "";
 
 	/**
+	 * Keep the lock until this long after its acquisition began, even if the method
+	 * returned earlier: on release the key stays on the nodes for the remainder (a
+	 * token-checked expiry, no early wake-up of waiters) and renewal stops. With
+	 * {@code @Scheduled} and {@code onFailure = SKIP}, a job runs once per tick across
+	 * instances whose schedulers fire a little apart. Empty means
+	 * {@code quorumlock.hold-at-least}, which defaults to releasing at once. Must not be
+	 * longer than the lease unless {@link #renew()} is on.
+	 * @return the minimum hold
+	 */
+	String holdAtLeast() default "";
+
+	/**
 	 * What to do when the lock cannot be acquired.
 	 * @return the failure policy
 	 */

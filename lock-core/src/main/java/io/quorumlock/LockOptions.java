@@ -11,7 +11,7 @@ import java.util.Optional;
  */
 public final class LockOptions {
 
-	private static final LockOptions NONE = new LockOptions(null, null, null, null);
+	private static final LockOptions NONE = new LockOptions(null, null, null, null, null);
 
 	private final Duration lease;
 
@@ -21,11 +21,14 @@ public final class LockOptions {
 
 	private final Duration holdAtMost;
 
-	private LockOptions(Duration lease, Duration waitAtMost, Boolean renew, Duration holdAtMost) {
+	private final Duration holdAtLeast;
+
+	private LockOptions(Duration lease, Duration waitAtMost, Boolean renew, Duration holdAtMost, Duration holdAtLeast) {
 		this.lease = lease;
 		this.waitAtMost = waitAtMost;
 		this.renew = renew;
 		this.holdAtMost = holdAtMost;
+		this.holdAtLeast = holdAtLeast;
 	}
 
 	/**
@@ -46,7 +49,7 @@ public final class LockOptions {
 		if (lease.isNegative() || lease.isZero()) {
 			throw new IllegalArgumentException("lease must be positive, was " + lease);
 		}
-		return new LockOptions(lease, this.waitAtMost, this.renew, this.holdAtMost);
+		return new LockOptions(lease, this.waitAtMost, this.renew, this.holdAtMost, this.holdAtLeast);
 	}
 
 	/**
@@ -59,7 +62,7 @@ public final class LockOptions {
 		if (waitAtMost.isNegative()) {
 			throw new IllegalArgumentException("waitAtMost must not be negative, was " + waitAtMost);
 		}
-		return new LockOptions(this.lease, waitAtMost, this.renew, this.holdAtMost);
+		return new LockOptions(this.lease, waitAtMost, this.renew, this.holdAtMost, this.holdAtLeast);
 	}
 
 	/**
@@ -68,7 +71,7 @@ public final class LockOptions {
 	 * @return a new instance
 	 */
 	public LockOptions renew(boolean renew) {
-		return new LockOptions(this.lease, this.waitAtMost, renew, this.holdAtMost);
+		return new LockOptions(this.lease, this.waitAtMost, renew, this.holdAtMost, this.holdAtLeast);
 	}
 
 	/**
@@ -81,7 +84,24 @@ public final class LockOptions {
 		if (holdAtMost.isNegative() || holdAtMost.isZero()) {
 			throw new IllegalArgumentException("holdAtMost must be positive, was " + holdAtMost);
 		}
-		return new LockOptions(this.lease, this.waitAtMost, this.renew, holdAtMost);
+		return new LockOptions(this.lease, this.waitAtMost, this.renew, holdAtMost, this.holdAtLeast);
+	}
+
+	/**
+	 * Return a copy that keeps the lock until this long after its acquisition began, even
+	 * when it is released earlier: the key then stays on the nodes for the remainder, so
+	 * that a {@code @Scheduled} job whose instances fire a little apart runs once per
+	 * tick. Zero releases at once (the default). It must not be longer than the lease
+	 * unless the lock renews.
+	 * @param holdAtLeast a duration of zero or more
+	 * @return a new instance
+	 */
+	public LockOptions holdAtLeast(Duration holdAtLeast) {
+		Objects.requireNonNull(holdAtLeast, "'holdAtLeast' must not be null");
+		if (holdAtLeast.isNegative()) {
+			throw new IllegalArgumentException("holdAtLeast must not be negative, was " + holdAtLeast);
+		}
+		return new LockOptions(this.lease, this.waitAtMost, this.renew, this.holdAtMost, holdAtLeast);
 	}
 
 	/**
@@ -117,6 +137,14 @@ public final class LockOptions {
 	}
 
 	/**
+	 * Minimum hold set on these options.
+	 * @return the minimum hold, if set
+	 */
+	public Optional<Duration> holdAtLeast() {
+		return Optional.ofNullable(this.holdAtLeast);
+	}
+
+	/**
 	 * Fill every option not set here from {@code fallback}.
 	 * @param fallback the options to fall back to
 	 * @return the merged options
@@ -125,25 +153,27 @@ public final class LockOptions {
 		return new LockOptions((this.lease != null) ? this.lease : fallback.lease,
 				(this.waitAtMost != null) ? this.waitAtMost : fallback.waitAtMost,
 				(this.renew != null) ? this.renew : fallback.renew,
-				(this.holdAtMost != null) ? this.holdAtMost : fallback.holdAtMost);
+				(this.holdAtMost != null) ? this.holdAtMost : fallback.holdAtMost,
+				(this.holdAtLeast != null) ? this.holdAtLeast : fallback.holdAtLeast);
 	}
 
 	@Override
 	public boolean equals(Object other) {
 		return (other instanceof LockOptions that) && Objects.equals(this.lease, that.lease)
 				&& Objects.equals(this.waitAtMost, that.waitAtMost) && Objects.equals(this.renew, that.renew)
-				&& Objects.equals(this.holdAtMost, that.holdAtMost);
+				&& Objects.equals(this.holdAtMost, that.holdAtMost)
+				&& Objects.equals(this.holdAtLeast, that.holdAtLeast);
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.lease, this.waitAtMost, this.renew, this.holdAtMost);
+		return Objects.hash(this.lease, this.waitAtMost, this.renew, this.holdAtMost, this.holdAtLeast);
 	}
 
 	@Override
 	public String toString() {
 		return "LockOptions[lease=" + this.lease + ", waitAtMost=" + this.waitAtMost + ", renew=" + this.renew
-				+ ", holdAtMost=" + this.holdAtMost + "]";
+				+ ", holdAtMost=" + this.holdAtMost + ", holdAtLeast=" + this.holdAtLeast + "]";
 	}
 
 }

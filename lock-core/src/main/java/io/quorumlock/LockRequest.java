@@ -15,6 +15,7 @@ import java.util.Set;
  * key or duration is refused when the request is built, with a message that quotes it.
  * <pre>{@code
  * LockRequest.of("order:42").lease(Duration.ofSeconds(30)).waitAtMost(Duration.ofSeconds(5)).renew(true)
+ * LockRequest.of("nightly-report").lease(Duration.ofMinutes(5)).renew(false).holdAtLeast(Duration.ofSeconds(30))
  * }</pre> Without a name, {@code LockRequest.of(k)} is the same lock as an unnamed
  * {@code @DistributedLock} whose key evaluates to {@code k}.
  */
@@ -151,6 +152,19 @@ public final class LockRequest {
 	 */
 	public LockRequest holdAtMost(Duration holdAtMost) {
 		return options(this.options.holdAtMost(holdAtMost));
+	}
+
+	/**
+	 * Return a copy that keeps the lock until this long after its acquisition began, even
+	 * when released earlier (a {@code @Scheduled} job that must run once per tick across
+	 * instances).
+	 * @param holdAtLeast zero (release at once) or more; not longer than the lease unless
+	 * the lock renews
+	 * @return a new request
+	 * @see LockOptions#holdAtLeast(Duration)
+	 */
+	public LockRequest holdAtLeast(Duration holdAtLeast) {
+		return options(this.options.holdAtLeast(holdAtLeast));
 	}
 
 	/**

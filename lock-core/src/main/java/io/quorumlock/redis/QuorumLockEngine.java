@@ -579,7 +579,8 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 					: LockKeys.lockKey(this.keyPrefix, request.name(), key);
 		}
 		ResolvedRequest resolved = new ResolvedRequest(request, List.of(redisKeys), lease,
-				options.waitAtMost().orElseThrow(), options.renew().orElseThrow(), options.holdAtMost());
+				options.waitAtMost().orElseThrow(), options.renew().orElseThrow(), options.holdAtMost(),
+				options.holdAtLeast().orElse(Duration.ZERO));
 		if (lease.toNanos() <= 3 * this.nodeTimeoutNanos) {
 			throw new IllegalArgumentException(resolved.describe() + ": lease " + lease.toMillis()
 					+ " ms is too short for node timeout " + TimeUnit.NANOSECONDS.toMillis(this.nodeTimeoutNanos)
@@ -590,6 +591,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 					+ resolved.holdAtMost().get().toMillis() + " ms is shorter than lease " + lease.toMillis() + " ms");
 		}
 		this.guard.check(resolved);
+		MinimumHold.check(resolved.describe(), resolved.holdAtLeast(), lease, resolved.renew());
 		return resolved;
 	}
 
@@ -650,14 +652,15 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		lease.cancelWatchdog();
 		List<String> keys = lease.request().redisKeys();
 		long leaseNanos = lease.request().lease().toNanos();
+		long keepMillis = (lost == null) ? MinimumHold.remainderMillis(lease, now) : 0;
 		CompletableFuture<?> done;
 		if (keys.size() == 1) {
-			done = releaseOnAll(keys.get(0), lease.token(), leaseNanos);
+			done = endOnAll(keys.get(0), lease.token(), keepMillis, leaseNanos);
 		}
 		else {
 			CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
 			for (int i = 0; i < rounds.length; i++) {
-				rounds[i] = releaseOnAll(keys.get(i), lease.token(), leaseNanos);
+				rounds[i] = endOnAll(keys.get(i), lease.token(), keepMillis, leaseNanos);
 			}
 			done = CompletableFuture.allOf(rounds);
 		}
@@ -697,6 +700,15 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		}
 		LeaseLostException earlier = lease.lost();
 		return (earlier != null) ? earlier : loss;
+	}
+
+	/**
+	 * End a lease's hold on a key: delete it, or, while {@code holdAtLeast} has
+	 * {@code keepMillis} left, let it expire then without waking anyone.
+	 */
+	private CompletableFuture<Round.Tally> endOnAll(String key, String token, long keepMillis, long leaseNanos) {
+		return (keepMillis > 0) ? MinimumHold.keepOnAll(this, key, token, keepMillis)
+				: releaseOnAll(key, token, leaseNanos);
 	}
 
 	/**
@@ -1391,6 +1403,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 				throw new IllegalArgumentException(where + ": holdAtMost " + options.holdAtMost().get().toMillis()
 						+ " ms is shorter than the lease " + lease.toMillis() + " ms");
 			}
+			MinimumHold.check(where, options.holdAtLeast().orElse(Duration.ZERO), lease, options.renew().orElseThrow());
 		}
 
 		/**

@@ -8,10 +8,17 @@ import io.quorumlock.LockRequest;
 
 /**
  * A request with every option resolved (request, then per-name instance, then defaults)
- * and its Redis key names computed.
+ * and its Redis key names computed. {@code holdAtLeast} is zero when the lock is released
+ * at once.
  */
 record ResolvedRequest(LockRequest request, List<String> redisKeys, Duration lease, Duration waitAtMost, boolean renew,
-		Optional<Duration> holdAtMost) {
+		Optional<Duration> holdAtMost, Duration holdAtLeast) {
+
+	/** Without a minimum hold. */
+	ResolvedRequest(LockRequest request, List<String> redisKeys, Duration lease, Duration waitAtMost, boolean renew,
+			Optional<Duration> holdAtMost) {
+		this(request, redisKeys, lease, waitAtMost, renew, holdAtMost, Duration.ZERO);
+	}
 
 	String describe() {
 		String name = this.request.name().isEmpty() ? this.request.label() : this.request.name();

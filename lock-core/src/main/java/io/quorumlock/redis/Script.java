@@ -36,6 +36,22 @@ record Script(String name, String text, String sha1) {
 			""");
 
 	/**
+	 * Compare-and-pexpire on a release that comes before {@code holdAtLeast}: the key
+	 * stays for the rest of the minimum hold. KEYS[1] lock key; ARGV[1] token, ARGV[2]
+	 * the remainder in milliseconds. Unlike {@link #RELEASE} it publishes nothing, so
+	 * waiters are not woken before the key expires. Returns 1 if this token held the key
+	 * and its TTL was set, else 0 (a key now held by another token, or gone, is left
+	 * alone).
+	 */
+	static final Script HOLD = of("hold", """
+			-- holdAtLeast: keep the key for the remainder, and wake nobody
+			if redis.call('get', KEYS[1]) == ARGV[1] then
+				return redis.call('pexpire', KEYS[1], ARGV[2])
+			end
+			return 0
+			""");
+
+	/**
 	 * Fencing, step one (and the whole of it on a single node). KEYS[1] lock key, KEYS[2]
 	 * fence counter; ARGV[1] token, ARGV[2] counter TTL in milliseconds. Where this token
 	 * still holds the lock key: seed a missing counter from the node's clock in
@@ -86,7 +102,7 @@ record Script(String name, String text, String sha1) {
 			""");
 
 	/** Every script, loaded on each node when it connects. */
-	static final Script[] ALL = { RELEASE, EXTEND, FENCE_INCREMENT, FENCE_RAISE, FORCE_RELEASE };
+	static final Script[] ALL = { RELEASE, EXTEND, HOLD, FENCE_INCREMENT, FENCE_RAISE, FORCE_RELEASE };
 
 	static Script of(String name, String text) {
 		try {

@@ -21,7 +21,7 @@ final class BlockingHandler {
 			lease = registry.acquire(request);
 		}
 		catch (RuntimeException ex) {
-			if (operation.skips() && Leases.isNotAcquired(ex)) {
+			if (Leases.skipped(operation, ex)) {
 				return emptyResult(operation.method().getReturnType());
 			}
 			throw ex;

@@ -41,7 +41,7 @@ final class CompletionStageHandler {
 		acquiring.whenCompleteAsync((lease, failure) -> {
 			if (failure != null) {
 				Throwable cause = Leases.unwrap(failure);
-				if (operation.skips() && Leases.isNotAcquired(cause)) {
+				if (Leases.skipped(operation, cause)) {
 					result.complete(null);
 				}
 				else {

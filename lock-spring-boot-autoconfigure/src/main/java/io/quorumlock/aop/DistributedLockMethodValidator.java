@@ -31,6 +31,7 @@ import io.quorumlock.LockOptions;
  * the key parses, refers only to parameters and existing beans; durations parse, are not
  * negative, the lease is positive and longer than three node timeouts (a renewal every
  * lease/3 must fit in it); {@code holdAtMost} is not shorter than the effective lease;
+ * {@code holdAtLeast} is not longer than an effective lease that is not renewed;
  * {@code onFailure = SKIP} has an empty result to return; and the effective lease is
  * covered by the registry's restart guard in force ({@code quorumlock.rejoin-delay}), so
  * no call is refused for it later. The first bad declaration is thrown as a
@@ -176,6 +177,29 @@ public class DistributedLockMethodValidator implements SmartInitializingSingleto
 			throw new DistributedLockDeclarationException(operation.description(), "lease", annotation.lease(),
 					"is longer than holdAtMost (" + holdAtMost.get().toMillis() + "ms, from configuration)");
 		}
+		checkHoldAtLeast(operation, annotation, own, effective, lease.get());
+	}
+
+	/**
+	 * A minimum hold longer than a lease that is not renewed would outlive the key.
+	 */
+	private void checkHoldAtLeast(LockOperation operation, DistributedLock annotation, LockOptions own,
+			LockOptions effective, Duration lease) {
+		Optional<Duration> holdAtLeast = effective.holdAtLeast();
+		boolean renew = effective.renew().orElse(true);
+		if (renew || holdAtLeast.isEmpty() || holdAtLeast.get().compareTo(lease) <= 0) {
+			return;
+		}
+		String leaseFrom = own.lease().isPresent() ? "the annotation" : "configuration";
+		String renewFrom = own.renew().isPresent() ? "renew = false" : "renewal off in configuration";
+		if (own.holdAtLeast().isPresent()) {
+			throw new DistributedLockDeclarationException(operation.description(), "holdAtLeast",
+					annotation.holdAtLeast(), "is longer than the effective lease (" + lease.toMillis() + "ms, from "
+							+ leaseFrom + ") with " + renewFrom + ": the key would expire first");
+		}
+		throw new DistributedLockDeclarationException(operation.description(), "lease", annotation.lease(),
+				"is shorter than holdAtLeast (" + holdAtLeast.get().toMillis() + "ms, from configuration) with "
+						+ renewFrom + ": the key would expire first");
 	}
 
 }

@@ -6,6 +6,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 
 import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import io.quorumlock.CurrentLease;
 import io.quorumlock.Lease;
@@ -18,7 +20,26 @@ import io.quorumlock.QuorumUnavailableException;
  */
 final class Leases {
 
+	private static final Log logger = LogFactory.getLog(DistributedLockInterceptor.class);
+
 	private Leases() {
+	}
+
+	/**
+	 * Whether {@code onFailure = SKIP} turns this failure into an empty result; if so,
+	 * says at DEBUG which lock the skipped call wanted (a skipped {@code @Scheduled} run
+	 * is then visible in the log as well as in the {@code distributed.lock.wait}
+	 * outcome).
+	 */
+	static boolean skipped(LockOperation operation, Throwable failure) {
+		if (!operation.skips() || !isNotAcquired(failure)) {
+			return false;
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Skipped " + operation.description() + ": lock '" + operation.label() + "' not acquired ("
+					+ failure.getMessage() + ")");
+		}
+		return true;
 	}
 
 	/**

@@ -90,6 +90,14 @@ final class LockOperationParser {
 			}
 			options = options.holdAtMost(holdAtMost.get());
 		}
+		Optional<Duration> holdAtLeast = duration(annotation.holdAtLeast(), "holdAtLeast", description, true);
+		if (holdAtLeast.isPresent()) {
+			if (!annotation.renew() && lease.isPresent() && holdAtLeast.get().compareTo(lease.get()) > 0) {
+				throw new DistributedLockDeclarationException(description, "holdAtLeast", annotation.holdAtLeast(),
+						"is longer than the lease \"" + annotation.lease() + "\" with renew = false");
+			}
+			options = options.holdAtLeast(holdAtLeast.get());
+		}
 		// renew defaults to true in the annotation, so only an explicit false is the
 		// annotation's own choice; true leaves quorumlock.instances.<name>.renew and
 		// quorumlock.renew in charge.

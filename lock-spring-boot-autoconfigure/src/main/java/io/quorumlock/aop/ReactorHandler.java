@@ -51,7 +51,7 @@ final class ReactorHandler {
 			LockOperation operation) {
 		Mono<Lease> lease = acquire(registry, request);
 		if (operation.skips()) {
-			lease = lease.onErrorResume(Leases::isNotAcquired, (ex) -> Mono.empty());
+			lease = lease.onErrorResume((ex) -> Leases.skipped(operation, ex), (ex) -> Mono.empty());
 		}
 		if (operation.returnKind() == ReturnKind.MONO) {
 			return lease.flatMap((granted) -> mono(granted, invocations.get()));

@@ -11,12 +11,18 @@ final class ConfiguredLockOptions {
 	private ConfiguredLockOptions() {
 	}
 
-	/** The global defaults, every option set except an unbounded hold. */
+	/**
+	 * The global defaults, every option set except an unbounded hold and a zero minimum
+	 * hold.
+	 */
 	static LockOptions global(QuorumLockProperties properties) {
 		LockOptions options = LockOptions.none()
 			.lease(properties.getLease())
 			.waitAtMost(properties.getWaitAtMost())
 			.renew(properties.isRenew());
+		if (properties.getHoldAtLeast() != null && !properties.getHoldAtLeast().isZero()) {
+			options = options.holdAtLeast(properties.getHoldAtLeast());
+		}
 		return (properties.getHoldAtMost() != null) ? options.holdAtMost(properties.getHoldAtMost()) : options;
 	}
 
@@ -34,6 +40,9 @@ final class ConfiguredLockOptions {
 		}
 		if (instance.getHoldAtMost() != null) {
 			options = options.holdAtMost(instance.getHoldAtMost());
+		}
+		if (instance.getHoldAtLeast() != null) {
+			options = options.holdAtLeast(instance.getHoldAtLeast());
 		}
 		return options;
 	}

@@ -24,10 +24,11 @@ class DistributedLockDeclarationFailureAnalyzer extends AbstractFailureAnalyzer<
 		return switch (cause.getAttribute()) {
 			case "key" -> where + "write a SpEL expression over the method's parameters, such as \"#order.id\", "
 					+ "\"#p0\" or \"#a0\", \"#root.method.name\", \"#root.target\" or \"@beanName.method()\".";
-			case "lease", "waitAtMost", "holdAtMost" ->
+			case "lease", "waitAtMost", "holdAtMost", "holdAtLeast" ->
 				where + "write a duration such as \"500ms\", \"30s\", \"2m\", \"1h\" or \"PT30S\" (empty for the "
 						+ "configured default); lease and holdAtMost must be positive, holdAtMost not shorter than the "
-						+ "lease, and the lease longer than three times quorumlock.node-timeout.";
+						+ "lease, holdAtLeast not longer than the lease unless it renews, and the lease longer than "
+						+ "three times quorumlock.node-timeout.";
 			case "onFailure" ->
 				where + "use onFailure = THROW, or return a type that can be empty (a wrapper, Optional, "
 						+ "CompletableFuture, Mono or Flux).";

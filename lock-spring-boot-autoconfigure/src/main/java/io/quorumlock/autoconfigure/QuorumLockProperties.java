@@ -52,6 +52,13 @@ public class QuorumLockProperties {
 	private Duration holdAtMost;
 
 	/**
+	 * Minimum hold: a lease released sooner after its grant keeps its keys until then
+	 * (once per tick for scheduled jobs). Zero releases at once. Must not exceed the
+	 * lease of a lock that does not renew.
+	 */
+	private Duration holdAtLeast = Duration.ZERO;
+
+	/**
 	 * What releasing a lease that was lost before its release does: 'throw' a
 	 * LeaseLostException, or 'log' a warning.
 	 */
@@ -183,6 +190,14 @@ public class QuorumLockProperties {
 
 	public void setHoldAtMost(Duration holdAtMost) {
 		this.holdAtMost = holdAtMost;
+	}
+
+	public Duration getHoldAtLeast() {
+		return this.holdAtLeast;
+	}
+
+	public void setHoldAtLeast(Duration holdAtLeast) {
+		this.holdAtLeast = holdAtLeast;
 	}
 
 	public OnLeaseLost getOnLeaseLost() {
@@ -515,6 +530,12 @@ public class QuorumLockProperties {
 		 */
 		private Duration holdAtMost;
 
+		/**
+		 * Minimum hold after the grant, kept even when released sooner. Empty means
+		 * quorumlock.hold-at-least.
+		 */
+		private Duration holdAtLeast;
+
 		public Duration getLease() {
 			return this.lease;
 		}
@@ -545,6 +566,14 @@ public class QuorumLockProperties {
 
 		public void setHoldAtMost(Duration holdAtMost) {
 			this.holdAtMost = holdAtMost;
+		}
+
+		public Duration getHoldAtLeast() {
+			return this.holdAtLeast;
+		}
+
+		public void setHoldAtLeast(Duration holdAtLeast) {
+			this.holdAtLeast = holdAtLeast;
 		}
 
 	}

@@ -48,6 +48,8 @@ final class QuorumLockPropertiesValidator {
 		notNegative("quorumlock.wait-at-most", properties.getWaitAtMost());
 		checkLease("quorumlock.lease", lease, nodeTimeout);
 		checkHold("quorumlock.hold-at-most", properties.getHoldAtMost(), "quorumlock.lease", lease);
+		checkHoldAtLeast("quorumlock.hold-at-least", properties.getHoldAtLeast(), "quorumlock.lease", lease,
+				properties.isRenew());
 		for (Map.Entry<String, QuorumLockProperties.Instance> entry : properties.getInstances().entrySet()) {
 			checkInstance("quorumlock.instances." + entry.getKey(), entry.getKey(), entry.getValue(), properties,
 					nodeTimeout);
@@ -101,6 +103,28 @@ final class QuorumLockPropertiesValidator {
 		}
 		else {
 			checkHold("quorumlock.hold-at-most", properties.getHoldAtMost(), leaseProperty, lease);
+		}
+		boolean renew = (instance.getRenew() != null) ? instance.getRenew() : properties.isRenew();
+		if (instance.getHoldAtLeast() != null) {
+			checkHoldAtLeast(prefix + ".hold-at-least", instance.getHoldAtLeast(), leaseProperty, lease, renew);
+		}
+		else {
+			checkHoldAtLeast("quorumlock.hold-at-least", properties.getHoldAtLeast(), leaseProperty, lease, renew);
+		}
+	}
+
+	/**
+	 * A minimum hold past the lease only works if the lease is renewed until then.
+	 */
+	private static void checkHoldAtLeast(String holdProperty, Duration holdAtLeast, String leaseProperty,
+			Duration lease, boolean renew) {
+		if (holdAtLeast == null) {
+			return;
+		}
+		notNegative(holdProperty, holdAtLeast);
+		if (!renew && holdAtLeast.compareTo(lease) > 0) {
+			throw new InvalidQuorumLockPropertyException(holdProperty, text(holdAtLeast), "must not be longer than "
+					+ leaseProperty + " (" + text(lease) + ") when renewal is off: the key would expire first");
 		}
 	}
 

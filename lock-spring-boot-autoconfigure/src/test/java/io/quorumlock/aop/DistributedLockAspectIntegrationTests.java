@@ -261,6 +261,24 @@ class DistributedLockAspectIntegrationTests {
 	}
 
 	@Test
+	void holdAtLeastLongerThanTheConfiguredUnrenewedLeaseStopsTheStartup() {
+		this.runner.withUserConfiguration(LongMinimumHoldConfiguration.class).run((context) -> {
+			assertThat(declarationFailure(context))
+				.hasMessageStartingWith("@DistributedLock on LongMinimumHoldService.run(): holdAtLeast \"40s\" "
+						+ "is longer than the effective lease (30000ms, from configuration) with renew = false");
+		});
+	}
+
+	@Test
+	void configuredLeaseShorterThanTheHoldAtLeastOfAnUnrenewedLockStopsTheStartup() {
+		this.runner.withPropertyValues("quorumlock.instances.plain.hold-at-least=20s")
+			.withUserConfiguration(PlainMinimumHoldConfiguration.class)
+			.run((context) -> assertThat(declarationFailure(context))
+				.hasMessageStartingWith("@DistributedLock on PlainMinimumHoldService.run(): lease \"10s\" "
+						+ "is shorter than holdAtLeast (20000ms, from configuration) with renew = false"));
+	}
+
+	@Test
 	void missingBeanInKeyStopsTheStartup() {
 		this.runner.withUserConfiguration(MissingBeanConfiguration.class).run((context) -> {
 			assertThat(declarationFailure(context))
@@ -551,6 +569,42 @@ class DistributedLockAspectIntegrationTests {
 	static class ShortHoldService {
 
 		@DistributedLock(key = "'hold'", holdAtMost = "10s")
+		void run() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LongMinimumHoldConfiguration {
+
+		@Bean
+		LongMinimumHoldService longMinimumHoldService() {
+			return new LongMinimumHoldService();
+		}
+
+	}
+
+	static class LongMinimumHoldService {
+
+		@DistributedLock(key = "'hold'", renew = false, holdAtLeast = "40s")
+		void run() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PlainMinimumHoldConfiguration {
+
+		@Bean
+		PlainMinimumHoldService plainMinimumHoldService() {
+			return new PlainMinimumHoldService();
+		}
+
+	}
+
+	static class PlainMinimumHoldService {
+
+		@DistributedLock(name = "plain", key = "'hold'", lease = "10s", renew = false)
 		void run() {
 		}
 

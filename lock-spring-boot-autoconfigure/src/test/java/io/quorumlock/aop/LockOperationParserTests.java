@@ -101,6 +101,17 @@ class LockOperationParserTests {
 	}
 
 	@Test
+	void holdAtLeastIsParsedAndCheckedAgainstAnUnrenewedLease() {
+		assertThat(parse("scheduled").options().holdAtLeast()).contains(Duration.ofSeconds(20));
+		assertThatExceptionOfType(DistributedLockDeclarationException.class).isThrownBy(() -> parse("longHold"))
+			.withMessage("@DistributedLock on Declarations.longHold(): holdAtLeast \"40s\" is longer than the lease "
+					+ "\"30s\" with renew = false");
+		assertThatExceptionOfType(DistributedLockDeclarationException.class).isThrownBy(() -> parse("negativeHold"))
+			.withMessage("@DistributedLock on Declarations.negativeHold(): holdAtLeast \"-1s\" must not be negative");
+		assertThat(parse("renewedLongHold").options().holdAtLeast()).contains(Duration.ofSeconds(40));
+	}
+
+	@Test
 	void unsupportedStageTypeIsRefused() {
 		assertThatExceptionOfType(DistributedLockDeclarationException.class).isThrownBy(() -> parse("customStage"))
 			.withMessageContaining("must return CompletionStage or CompletableFuture");
@@ -172,6 +183,22 @@ class LockOperationParserTests {
 
 		@DistributedLock(key = "'k'", lease = "30s", holdAtMost = "10s")
 		void shortHold() {
+		}
+
+		@DistributedLock(key = "'k'", lease = "30s", renew = false, holdAtLeast = "20s")
+		void scheduled() {
+		}
+
+		@DistributedLock(key = "'k'", lease = "30s", renew = false, holdAtLeast = "40s")
+		void longHold() {
+		}
+
+		@DistributedLock(key = "'k'", holdAtLeast = "-1s")
+		void negativeHold() {
+		}
+
+		@DistributedLock(key = "'k'", lease = "30s", holdAtLeast = "40s")
+		void renewedLongHold() {
 		}
 
 		@DistributedLock(key = "'k'")

@@ -163,6 +163,13 @@ class BadInputIntegrationTests {
 					.defaults(LockOptions.none().holdAtMost(Duration.ofSeconds(10)))
 					.build(),
 				IllegalArgumentException.class, "defaults: holdAtMost 10000 ms is shorter than the lease 30000 ms"));
+		all.add(new Case("builder: default holdAtLeast longer than an unrenewed lease",
+				() -> QuorumLockEngine.builder()
+					.nodes(CLOSED)
+					.defaults(LockOptions.none().renew(false).holdAtLeast(Duration.ofSeconds(31)))
+					.build(),
+				IllegalArgumentException.class,
+				"defaults: holdAtLeast 31000 ms is longer than the lease 30000 ms without renewal"));
 		all.add(new Case("builder: zero max key length",
 				() -> QuorumLockEngine.builder().nodes(CLOSED).maxKeyLength(0).build(), IllegalArgumentException.class,
 				"maxKeyLength must be positive, was 0"));
@@ -218,6 +225,8 @@ class BadInputIntegrationTests {
 				IllegalArgumentException.class, "waitAtMost must not be negative, was PT-0.005S"));
 		all.add(new Case("request: zero holdAtMost", () -> LockRequest.of("k").holdAtMost(Duration.ZERO),
 				IllegalArgumentException.class, "holdAtMost must be positive, was PT0S"));
+		all.add(new Case("request: negative holdAtLeast", () -> LockRequest.of("k").holdAtLeast(Duration.ofSeconds(-1)),
+				IllegalArgumentException.class, "holdAtLeast must not be negative, was PT-1S"));
 		all.add(new Case("request: null key", () -> LockRequest.of((String) null), LockKeyException.class,
 				"lock key must not be null"));
 		all.add(new Case("request: empty key", () -> LockRequest.of(""), LockKeyException.class,
@@ -237,6 +246,11 @@ class BadInputIntegrationTests {
 						(engine) -> engine.tryAcquire(LockRequest.of("held").holdAtMost(Duration.ofSeconds(1)))),
 				IllegalArgumentException.class, "key 'lock:{held}'",
 				"holdAtMost 1000 ms is shorter than lease 30000 ms"));
+		all.add(new Case("call: holdAtLeast longer than an unrenewed lease",
+				() -> withEngine((engine) -> engine
+					.tryAcquire(LockRequest.of("job").name("report").renew(false).holdAtLeast(Duration.ofMinutes(1)))),
+				IllegalArgumentException.class, "lock 'report' key 'lock:report:{job}'",
+				"holdAtLeast 60000 ms is longer than the lease 30000 ms without renewal"));
 		String longKey = "order-" + "x".repeat(594);
 		all.add(new Case("call: key longer than the maximum",
 				() -> withEngine((engine) -> engine.tryAcquire(LockRequest.of(longKey).name("orders"))),
@@ -274,6 +288,20 @@ class BadInputIntegrationTests {
 		all.add(startup("property: negative hold-at-most", InvalidQuorumLockPropertyException.class,
 				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.hold-at-most=-5s"), "quorumlock.hold-at-most", "-5s",
 				"must be positive"));
+		all.add(startup("property: negative hold-at-least", InvalidQuorumLockPropertyException.class,
+				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.hold-at-least=-5s"), "quorumlock.hold-at-least",
+				"-5s", "must not be negative"));
+		all.add(startup("property: hold-at-least longer than an unrenewed lease",
+				InvalidQuorumLockPropertyException.class,
+				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.renew=false", "quorumlock.hold-at-least=1m"),
+				"quorumlock.hold-at-least", "60s",
+				"must not be longer than quorumlock.lease (30s) when renewal is off"));
+		all.add(startup("property: instance hold-at-least longer than its unrenewed lease",
+				InvalidQuorumLockPropertyException.class,
+				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.instances.report.lease=10s",
+						"quorumlock.instances.report.renew=false", "quorumlock.instances.report.hold-at-least=15s"),
+				"quorumlock.instances.report.hold-at-least", "15s",
+				"must not be longer than quorumlock.instances.report.lease (10s) when renewal is off"));
 		all.add(startup("property: unparseable lease", BindException.class,
 				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.lease=thirty seconds"), "quorumlock.lease",
 				"thirty seconds"));

@@ -40,6 +40,7 @@ class QuorumLockPropertiesTests {
 			.isEqualTo(QuorumLockEngine.Builder.DEFAULT_FENCING_COUNTER_TTL);
 		assertThat(properties.getOnLeaseLost()).isEqualTo(OnLeaseLost.THROW);
 		assertThat(properties.getRejoinDelay()).isNull();
+		assertThat(properties.getHoldAtLeast()).isZero();
 		assertThat(properties.getSyncReplicas()).isZero();
 		assertThat(properties.getAspectOrder()).isEqualTo(DistributedLockAdvisor.DEFAULT_ORDER);
 		assertThat(ConfiguredLockOptions.global(properties))
@@ -82,6 +83,11 @@ class QuorumLockPropertiesTests {
 		assertThat(ConfiguredLockOptions.forName(properties, "orders"))
 			.isEqualTo(LockOptions.none().lease(Duration.ofSeconds(10)).waitAtMost(Duration.ZERO).renew(false));
 		assertThat(ConfiguredLockOptions.forName(properties, "other").lease()).contains(Duration.ofSeconds(40));
+		QuorumLockProperties held = bind(Map.of("quorumlock.hold-at-least", "5s",
+				"quorumlock.instances.report.hold-at-least", "1m", "quorumlock.instances.now.hold-at-least", "0s"));
+		assertThat(ConfiguredLockOptions.forName(held, "report").holdAtLeast()).contains(Duration.ofMinutes(1));
+		assertThat(ConfiguredLockOptions.forName(held, "now").holdAtLeast()).contains(Duration.ZERO);
+		assertThat(ConfiguredLockOptions.forName(held, "other").holdAtLeast()).contains(Duration.ofSeconds(5));
 	}
 
 	private static QuorumLockProperties bind(Map<String, String> values) {

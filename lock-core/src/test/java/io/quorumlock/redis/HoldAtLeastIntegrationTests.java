@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.quorumlock.CurrentLease;
 import io.quorumlock.Lease;
 import io.quorumlock.LeaseLostException;
 import io.quorumlock.LockOptions;
@@ -189,15 +190,18 @@ class HoldAtLeastIntegrationTests {
 
 		@Test
 		void reentryReleasesNothingAndTheOutermostReleaseKeepsTheKey() {
-			Lease outer = this.locks.acquire(request("job"));
-			awaitOnEveryNode(redisKey("job"));
-			Lease inner = this.locks.acquire(request("job"));
-			inner.release();
-			for (RedisServer node : redis().nodes()) {
-				assertThat(node.pttl(redisKey("job"))).isGreaterThan(HOLD.toMillis());
-			}
-			assertThat(outer.isValid()).isTrue();
-			outer.release();
+			// re-entry is scoped to a call: the execute action is the outer hold
+			this.locks.execute(request("job"), () -> {
+				Lease outer = CurrentLease.get().orElseThrow();
+				awaitOnEveryNode(redisKey("job"));
+				Lease inner = this.locks.acquire(request("job"));
+				inner.release();
+				for (RedisServer node : redis().nodes()) {
+					assertThat(node.pttl(redisKey("job"))).isGreaterThan(HOLD.toMillis());
+				}
+				assertThat(outer.isValid()).isTrue();
+				return null;
+			});
 			assertKeptForTheHold(redisKey("job"));
 			assertThat(this.otherProcess.tryAcquire(request("job"))).isEmpty();
 		}

@@ -8,7 +8,7 @@ import java.util.function.Predicate;
  * The lease of the innermost {@code @DistributedLock} method (or
  * {@link DistributedLockRegistry#execute execute} action) running on this thread, for
  * code that needs its fencing token or remaining validity: <pre>{@code
- * long token = CurrentLease.get().orElseThrow().fencingToken();
+ * long token = CurrentLease.require().fencingToken();
  * }</pre> The leases bound here are also what makes a nested acquisition of the same keys
  * on this thread a re-entry (see {@link DistributedLockRegistry}): a binding lasts
  * exactly as long as the call that opened it, so it can never outlive the work it guards
@@ -29,6 +29,28 @@ public final class CurrentLease {
 	public static Optional<Lease> get() {
 		Binding binding = CURRENT.get();
 		return (binding != null) ? Optional.of(binding.lease) : Optional.empty();
+	}
+
+	/**
+	 * The lease of the innermost annotated method on this thread, for code that cannot
+	 * run without one: <pre>{@code
+	 * long token = CurrentLease.require().fencingToken();
+	 * }</pre>
+	 * @return the lease
+	 * @throws IllegalStateException if no {@code @DistributedLock} lease is active on
+	 * this thread, naming the usual cause: a call that did not go through the Spring
+	 * proxy
+	 */
+	public static Lease require() {
+		Binding binding = CURRENT.get();
+		if (binding == null) {
+			throw new IllegalStateException("No @DistributedLock lease is active on thread '"
+					+ Thread.currentThread().getName() + "'. Usually the annotated method was called on 'this' (or is "
+					+ "private, static or final), so the call did not go through the Spring proxy and ran unlocked: "
+					+ "call it on the injected bean. Work handed to another thread does not see the caller's lease "
+					+ "either: pass the lease or its fencing token along.");
+		}
+		return binding.lease;
 	}
 
 	/**

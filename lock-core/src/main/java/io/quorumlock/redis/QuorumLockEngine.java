@@ -133,7 +133,11 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	 */
 	private final SameServer sameServer;
 
+	/** run_ids an operator declared brand new: they vote at once while they last. */
+	private final java.util.Set<String> freshRunIds;
+
 	private QuorumLockEngine(Builder builder, List<RedisURI> uris, RestartGuard guard) {
+		this.freshRunIds = java.util.Set.copyOf(builder.freshRunIds);
 		this.keyPrefix = builder.keyPrefix;
 		this.defaults = builder.defaults.orElse(Builder.BUILT_IN);
 		this.instances = Map.copyOf(builder.instances);
@@ -222,7 +226,19 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	 * server's run_id is known and no earlier node reaches the same server.
 	 */
 	private boolean votes(RedisNode node, long guardNanos) {
-		return node.isVoting(guardNanos) && (this.sameServer == null || this.sameServer.votes(node));
+		return guardLets(node, guardNanos) && (this.sameServer == null || this.sameServer.votes(node));
+	}
+
+	/**
+	 * Whether the restart guard lets a node vote: up long enough, or a server process
+	 * (run_id, read on the connection open now) an operator declared brand new.
+	 */
+	private boolean guardLets(RedisNode node, long guardNanos) {
+		if (node.isVoting(guardNanos)) {
+			return true;
+		}
+		String runId = node.runId();
+		return runId != null && this.freshRunIds.contains(runId);
 	}
 
 	/**
@@ -270,7 +286,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		for (RedisNode node : this.nodes) {
 			long uptime = node.uptimeNanos();
 			boolean voting = votes(node, guard);
-			long heldBack = node.isVoting(guard) ? 0 : (uptime < 0) ? guard : guard - uptime;
+			long heldBack = guardLets(node, guard) ? 0 : (uptime < 0) ? guard : guard - uptime;
 			RedisNode same = (this.sameServer != null) ? this.sameServer.sameServerAs(node) : null;
 			states.add(new RegistryStatus.Node(node.address(), node.isConnected(),
 					Duration.ofNanos(Math.max(0, node.lastLatencyNanos())), Duration.ofNanos(uptime), voting,
@@ -832,7 +848,11 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			return new NodeHeldBackException("same Redis server as " + same.address() + " (run_id " + node.runId()
 					+ "), which votes for it: counted once");
 		}
-		if (node.isVoting(guardNanos) && node.runId() == null) {
+		if (!node.isConnected()) {
+			String last = node.lastConnectFailure();
+			return new NodeHeldBackException("not connected" + ((last != null) ? ", last attempt: " + last : ""));
+		}
+		if (guardLets(node, guardNanos) && node.runId() == null) {
 			return new NodeHeldBackException(
 					"held back until its run_id is read (to count a master listed twice once)");
 		}
@@ -1046,6 +1066,10 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 		private final List<Duration> declaredLeases = new ArrayList<>();
 
+		private boolean guardFromDeclaredLeases;
+
+		private final java.util.Set<String> freshRunIds = new java.util.LinkedHashSet<>();
+
 		private int syncReplicas;
 
 		private Duration fencingCounterTtl = DEFAULT_FENCING_COUNTER_TTL;
@@ -1138,6 +1162,41 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 					throw new IllegalArgumentException("declaredLeases: a lease must be positive, was " + lease);
 				}
 				this.declaredLeases.add(lease);
+			}
+			return this;
+		}
+
+		/**
+		 * Derive the restart guard from the declared leases only: every {@link #instance
+		 * instance} lease and every {@link #declaredLeases declared lease}; the default
+		 * lease counts only when an instance sets no lease of its own, or when nothing
+		 * else is declared. Pass the default lease to {@link #declaredLeases} when it is
+		 * chosen explicitly or relied on. A request relying on an undeclared default
+		 * lease longer than the guard is refused before anything is sent. Without this
+		 * call the default lease always counts.
+		 * @return this builder
+		 */
+		public Builder restartGuardFromDeclaredLeases() {
+			this.guardFromDeclaredLeases = true;
+			return this;
+		}
+
+		/**
+		 * Masters an operator declares brand new, by the {@code run_id} of their server
+		 * process ({@code INFO server}): the restart guard lets them vote at once while
+		 * that process lasts. Safe only when no client of these masters was granted a
+		 * lease before those processes started (a new deployment): a restart gives the
+		 * server a new run_id, and the guard applies to it again.
+		 * @param runIds run_ids of server processes that started empty with no lease ever
+		 * granted on these masters
+		 * @return this builder
+		 */
+		public Builder freshMasterRunIds(java.util.Collection<String> runIds) {
+			for (String runId : requireNonNull(runIds, "runIds")) {
+				if (requireNonNull(runId, "runId").isBlank()) {
+					throw new IllegalArgumentException("freshMasterRunIds: a run_id must not be blank");
+				}
+				this.freshRunIds.add(runId.trim());
 			}
 			return this;
 		}
@@ -1367,7 +1426,10 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			checkLease("defaults", effective);
 			this.instances.forEach((name, options) -> checkLease("instance '" + name + "'", options.orElse(effective)));
 			Map<String, Duration> leases = new LinkedHashMap<>();
-			leases.put("defaults", effective.lease().orElseThrow());
+			if (!this.guardFromDeclaredLeases || (this.declaredLeases.isEmpty() && this.instances.isEmpty())
+					|| this.instances.values().stream().anyMatch((options) -> options.lease().isEmpty())) {
+				leases.put("defaults", effective.lease().orElseThrow());
+			}
 			this.instances.forEach((name, options) -> leases.put("instance '" + name + "'",
 					options.orElse(effective).lease().orElseThrow()));
 			this.declaredLeases.stream()

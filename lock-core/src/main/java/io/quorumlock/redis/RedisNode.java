@@ -339,6 +339,13 @@ final class RedisNode implements AutoCloseable {
 	}
 
 	/**
+	 * Redis's or the network's text for the last failed connection attempt, else null.
+	 */
+	String lastConnectFailure() {
+		return this.connectFailure;
+	}
+
+	/**
 	 * How long the server has been up, as last read; negative while unknown.
 	 */
 	long uptimeNanos() {

@@ -9,8 +9,6 @@ import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -28,7 +26,9 @@ import io.quorumlock.LockOptions;
 /**
  * Checks every {@code @DistributedLock} method of every bean once the singletons are
  * created, so that a bad declaration stops the start-up instead of failing in production:
- * the key parses, refers only to parameters and existing beans; durations parse, are not
+ * the method is not private, static or final (a proxy could never lock it); the key
+ * parses, refers only to parameters, existing beans and root properties (a bare
+ * {@code report-job} is refused with a hint to quote it); durations parse, are not
  * negative, the lease is positive and longer than three node timeouts (a renewal every
  * lease/3 must fit in it); {@code holdAtMost} is not shorter than the effective lease;
  * {@code holdAtLeast} is not longer than an effective lease that is not renewed;
@@ -38,8 +38,6 @@ import io.quorumlock.LockOptions;
  * {@link DistributedLockDeclarationException}.
  */
 public class DistributedLockMethodValidator implements SmartInitializingSingleton, BeanFactoryAware {
-
-	private static final Log logger = LogFactory.getLog(DistributedLockMethodValidator.class);
 
 	private final Duration nodeTimeout;
 
@@ -133,9 +131,11 @@ public class DistributedLockMethodValidator implements SmartInitializingSingleto
 		}
 		int modifiers = method.getModifiers();
 		if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers)) {
-			logger.warn("@DistributedLock on " + operation.description() + " has no effect: a "
-					+ (Modifier.isPrivate(modifiers) ? "private" : Modifier.isStatic(modifiers) ? "static" : "final")
-					+ " method is not intercepted by a Spring proxy");
+			// never intercepted: every call would run unlocked, so stop the start-up
+			throw new DistributedLockDeclarationException(operation.description(), "modifier",
+					Modifier.isPrivate(modifiers) ? "private" : Modifier.isStatic(modifiers) ? "static" : "final",
+					"makes the method impossible to lock: a Spring proxy never intercepts it, so every call would "
+							+ "run without the lock");
 		}
 		checkBeans(operation);
 		checkTimings(operation, method);

@@ -19,6 +19,11 @@ import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.BeanReference;
+import org.springframework.expression.spel.ast.CompoundExpression;
+import org.springframework.expression.spel.ast.MethodReference;
+import org.springframework.expression.spel.ast.Projection;
+import org.springframework.expression.spel.ast.PropertyOrFieldReference;
+import org.springframework.expression.spel.ast.Selection;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.util.ClassUtils;
@@ -143,7 +148,73 @@ final class LockOperationParser {
 					"is not a valid SpEL expression: " + ex.getSimpleMessage(), ex);
 		}
 		checkVariables(source, expression, method, description);
+		checkRootReferences(source, expression, method, description);
 		return expression;
+	}
+
+	/**
+	 * Root properties and methods a key may name without '#': those of the root object.
+	 */
+	private static final Set<String> ROOT_NAMES = Set.of("method", "methodName", "target", "targetClass", "args");
+
+	/**
+	 * A bare name evaluated against the root object ({@code report} in
+	 * {@code report-job}) must be one of its properties or methods; anything else fails
+	 * on every call, so it is refused here with the likely fix.
+	 */
+	private void checkRootReferences(String source, Expression expression, Method method, String description) {
+		if (!(expression instanceof SpelExpression spel)) {
+			return;
+		}
+		String unknown = unknownRootReference(spel.getAST());
+		if (unknown == null) {
+			return;
+		}
+		String[] names = this.evaluator.parameterNames(method);
+		boolean parameter = names != null && Arrays.asList(names).contains(unknown);
+		String fix;
+		if (parameter) {
+			fix = "did you mean \"#" + unknown + "\" (the parameter)?";
+		}
+		else if (source.indexOf('\'') < 0 && source.indexOf('#') < 0 && source.indexOf('@') < 0) {
+			fix = "for a constant key write it in single quotes: did you mean \"'" + source.trim() + "'\"?";
+		}
+		else {
+			fix = "parameters are written #name, beans @name, constants in single quotes";
+		}
+		throw new DistributedLockDeclarationException(description, "key", source,
+				"refers to '" + unknown + "', which is no parameter, bean or root property ("
+						+ String.join(", ", new TreeSet<>(ROOT_NAMES)) + ") and would fail on every call; " + fix);
+	}
+
+	/**
+	 * The first bare property or method name evaluated against the root that it lacks.
+	 */
+	private static String unknownRootReference(SpelNode node) {
+		if (node instanceof PropertyOrFieldReference reference) {
+			return ROOT_NAMES.contains(reference.getName()) ? null : reference.getName();
+		}
+		if (node instanceof MethodReference reference) {
+			String name = reference.getName();
+			boolean known = Arrays.stream(LockExpressionRootObject.class.getMethods())
+				.anyMatch((candidate) -> candidate.getName().equals(name));
+			if (!known) {
+				return name;
+			}
+		}
+		if (node instanceof Projection || node instanceof Selection) {
+			return null; // evaluated against each element
+		}
+		// after the first step of a chain (a.b.c), names are evaluated against the step
+		// before
+		int children = (node instanceof CompoundExpression) ? Math.min(1, node.getChildCount()) : node.getChildCount();
+		for (int i = 0; i < children; i++) {
+			String found = unknownRootReference(node.getChild(i));
+			if (found != null) {
+				return found;
+			}
+		}
+		return null;
 	}
 
 	/** Every {@code #variable} must be a parameter, by name or index, or root/this. */

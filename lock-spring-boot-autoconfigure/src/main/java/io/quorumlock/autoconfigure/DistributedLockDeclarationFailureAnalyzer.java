@@ -33,6 +33,8 @@ class DistributedLockDeclarationFailureAnalyzer extends AbstractFailureAnalyzer<
 				where + "use onFailure = THROW, or return a type that can be empty (a wrapper, Optional, "
 						+ "CompletableFuture, Mono or Flux).";
 			case "name" -> where + "use a name without '{' or '}'.";
+			case "modifier" -> "Make " + cause.getMethod() + " public (or protected), non-static and non-final, "
+					+ "and call it on the injected bean, not on 'this', so that the Spring proxy locks it.";
 			default -> where + "return CompletionStage, CompletableFuture, Mono, Flux or a plain value.";
 		};
 	}

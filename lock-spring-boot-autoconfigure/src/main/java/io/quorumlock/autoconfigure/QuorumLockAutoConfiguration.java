@@ -1,6 +1,7 @@
 package io.quorumlock.autoconfigure;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.ConfigurationPropertiesBinding;
@@ -8,6 +9,9 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+
+import io.quorumlock.actuate.NodeStateLog;
+import io.quorumlock.redis.QuorumLockEngine;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
@@ -42,6 +46,13 @@ public class QuorumLockAutoConfiguration {
 	@ConditionalOnMissingBean
 	static RetryDelayConverter quorumLockRetryDelayConverter() {
 		return new RetryDelayConverter();
+	}
+
+	@Bean(initMethod = "start", destroyMethod = "close")
+	@ConditionalOnBean(QuorumLockEngine.class)
+	@ConditionalOnMissingBean
+	NodeStateLog quorumLockNodeStateLog(QuorumLockEngine engine) {
+		return new NodeStateLog(engine, engine.rejoinDelay());
 	}
 
 	@Bean

@@ -48,7 +48,9 @@ final class QuorumLockEngineConfigurer {
 			.forEach((name, instance) -> builder.instance(name, ConfiguredLockOptions.instance(instance)));
 		this.listeners.orderedStream().forEach(builder::listener);
 		this.customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
-		return builder.build();
+		QuorumLockEngine engine = builder.build();
+		QuorumLockStartupLog.log(engine, properties);
+		return engine;
 	}
 
 }

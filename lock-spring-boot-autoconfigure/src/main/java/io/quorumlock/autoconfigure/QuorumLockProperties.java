@@ -12,9 +12,12 @@ import io.quorumlock.aop.DistributedLockAdvisor;
 import io.quorumlock.redis.OnLeaseLost;
 
 /**
- * Configuration properties of quorumlock ({@code quorumlock.*}).
+ * Configuration properties of quorumlock ({@code quorumlock.*}). A property under
+ * {@code quorumlock.} that is not one of these stops the start-up, with the nearest valid
+ * name ({@link UnknownQuorumLockPropertyFailureAnalyzer}): a typo such as
+ * {@code quorumlock.node} must not silently fall back to single mode.
  */
-@ConfigurationProperties("quorumlock")
+@ConfigurationProperties(prefix = "quorumlock", ignoreUnknownFields = false)
 public class QuorumLockProperties {
 
 	/**
@@ -100,6 +103,14 @@ public class QuorumLockProperties {
 	private Duration rejoinDelay;
 
 	/**
+	 * run_ids (from INFO server) of masters started brand new for a new deployment: the
+	 * restart guard lets them vote at once while that server process lasts; a restart
+	 * gives a new run_id and the guard applies again. Only for masters on which no lease
+	 * was ever granted before these processes started.
+	 */
+	private List<String> freshMasterRunIds = new ArrayList<>();
+
+	/**
 	 * Replicas that must acknowledge each grant (Redis WAIT) before it counts, to narrow
 	 * the failover window of a master with replicas.
 	 */
@@ -143,6 +154,14 @@ public class QuorumLockProperties {
 	 * request sets its own.
 	 */
 	private Map<String, Instance> instances = new LinkedHashMap<>();
+
+	public List<String> getFreshMasterRunIds() {
+		return this.freshMasterRunIds;
+	}
+
+	public void setFreshMasterRunIds(List<String> freshMasterRunIds) {
+		this.freshMasterRunIds = freshMasterRunIds;
+	}
 
 	public boolean isEnabled() {
 		return this.enabled;

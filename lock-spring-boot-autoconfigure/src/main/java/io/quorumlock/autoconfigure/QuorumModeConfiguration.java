@@ -3,11 +3,14 @@ package io.quorumlock.autoconfigure;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.LockListener;
@@ -19,8 +22,9 @@ import io.quorumlock.redis.QuorumLockEngine;
  * with its own Lettuce resources (tuned to reconnect quickly to a restarted node) and,
  * for {@code rediss://} nodes, the trust of the SSL bundle named by
  * {@code quorumlock.ssl.bundle}. Its restart guard covers every lease declared: the
- * configured ones and every {@code @DistributedLock} method's, read from the bean
- * definitions before the engine is built.
+ * instance leases, every {@code @DistributedLock} method's (read from the bean
+ * definitions before the engine is built), and {@code quorumlock.lease} when it is set or
+ * relied on; an unused default does not lengthen it.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnMissingBean(DistributedLockRegistry.class)
@@ -30,7 +34,7 @@ class QuorumModeConfiguration {
 	@Bean(destroyMethod = "close")
 	QuorumLockEngine quorumLockEngine(QuorumLockProperties properties, ObjectProvider<LockListener> listeners,
 			ObjectProvider<QuorumLockEngineCustomizer> customizers, ObjectProvider<SslBundles> sslBundles,
-			ListableBeanFactory beanFactory) {
+			ListableBeanFactory beanFactory, Environment environment) {
 		QuorumLockEngineConfigurer configurer = new QuorumLockEngineConfigurer(properties, listeners, customizers);
 		configurer.validate();
 		// the restart guard covers every lease declared, annotated ones included
@@ -41,12 +45,24 @@ class QuorumModeConfiguration {
 		}
 		QuorumLockEngine.Builder builder = QuorumLockEngine.builder()
 			.redisUris(QuorumNodes.toRedisUris(properties.getNodes()))
-			.declaredLeases(declared.leases());
+			.restartGuardFromDeclaredLeases()
+			.declaredLeases(declared.leases())
+			.freshMasterRunIds(properties.getFreshMasterRunIds());
+		// quorumlock.lease counts when chosen; when only defaulted, it counts if an
+		// annotated method (in the declared leases) or an instance relies on it
+		if (leaseIsSet(environment)) {
+			builder.declaredLeases(java.util.List.of(properties.getLease()));
+		}
 		SslBundle bundle = QuorumLockSsl.configuredBundle(properties, sslBundles.getIfAvailable());
 		if (bundle != null) {
 			builder.sslOptions(QuorumLockSsl.sslOptions(bundle));
 		}
 		return configurer.build(builder);
+	}
+
+	/** Whether {@code quorumlock.lease} is set rather than defaulted. */
+	static boolean leaseIsSet(Environment environment) {
+		return Binder.get(environment).bind("quorumlock.lease", Bindable.of(String.class)).isBound();
 	}
 
 }

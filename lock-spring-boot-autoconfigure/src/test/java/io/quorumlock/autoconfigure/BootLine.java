@@ -49,6 +49,11 @@ public final class BootLine {
 			"org.springframework.boot.actuate.autoconfigure.health.HealthEndpointAutoConfiguration",
 			"org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndpointAutoConfiguration");
 
+	/** Boot's Spring Data Redis health contributor auto-configuration. */
+	public static final Class<?> REDIS_HEALTH = type(
+			"org.springframework.boot.actuate.autoconfigure.data.redis.RedisHealthContributorAutoConfiguration",
+			"org.springframework.boot.data.redis.autoconfigure.health.DataRedisHealthContributorAutoConfiguration");
+
 	private BootLine() {
 	}
 

@@ -84,6 +84,55 @@ class RestartGuardAutoConfigurationTests {
 			.run((context) -> assertThat(context.getBean(QuorumLockEngine.class).rejoinDelay()).isZero());
 	}
 
+	@Test
+	void runWhenTheDefaultLeaseIsUnusedShouldDeriveTheGuardFromTheDeclaredLeasesOnly() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, QuorumLockAutoConfiguration.class))
+			.withUserConfiguration(ShortLeasesConfiguration.class)
+			.withPropertyValues(THREE_NODES)
+			.run((context) -> {
+				QuorumLockEngine engine = context.getBean(QuorumLockEngine.class);
+				// every declared lock has 10s or less: the unused default (30s) does not
+				// count
+				assertThat(engine.rejoinDelay()).isEqualTo(Duration.ofSeconds(10));
+				// a programmatic request relying on the undeclared default is refused
+				assertThatIllegalArgumentException().isThrownBy(() -> engine.acquire(LockRequest.of("k")))
+					.withMessageContaining("lease 30000 ms is longer than the restart guard in force, 10000 ms");
+			});
+	}
+
+	@Test
+	void runWhenAnAnnotatedMethodReliesOnTheDefaultLeaseShouldCountIt() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, QuorumLockAutoConfiguration.class))
+			.withUserConfiguration(ShortLeasesConfiguration.class, DefaultLeaseConfiguration.class)
+			.withPropertyValues(THREE_NODES)
+			.run((context) -> assertThat(context.getBean(QuorumLockEngine.class).rejoinDelay())
+				.isEqualTo(Duration.ofSeconds(30)));
+	}
+
+	@Test
+	void runWhenAnInstanceReliesOnTheDefaultLeaseShouldCountIt() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, QuorumLockAutoConfiguration.class))
+			.withUserConfiguration(ShortLeasesConfiguration.class)
+			.withPropertyValues(THREE_NODES)
+			.withPropertyValues("quorumlock.instances.reports.wait-at-most=1s")
+			.run((context) -> assertThat(context.getBean(QuorumLockEngine.class).rejoinDelay())
+				.isEqualTo(Duration.ofSeconds(30)));
+	}
+
+	@Test
+	void runWhenTheDefaultLeaseIsSetShouldCountItEvenIfUnused() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, QuorumLockAutoConfiguration.class))
+			.withUserConfiguration(ShortLeasesConfiguration.class)
+			.withPropertyValues(THREE_NODES)
+			.withPropertyValues("quorumlock.lease=15s")
+			.run((context) -> assertThat(context.getBean(QuorumLockEngine.class).rejoinDelay())
+				.isEqualTo(Duration.ofSeconds(15)));
+	}
+
 	private static <T extends Throwable> T cause(Throwable failure, Class<T> type) {
 		for (Throwable t = failure; t != null; t = t.getCause()) {
 			if (type.isInstance(t)) {
@@ -112,6 +161,48 @@ class RestartGuardAutoConfigurationTests {
 		@Bean
 		LockedService lockedService() {
 			return new LockedService();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ShortLeasesConfiguration {
+
+		@Bean
+		ShortLeases shortLeases() {
+			return new ShortLeases();
+		}
+
+	}
+
+	static class ShortLeases {
+
+		@DistributedLock(key = "#id", lease = "10s")
+		public String settle(String id) {
+			return id;
+		}
+
+		@DistributedLock(key = "'report-job'", lease = "5s")
+		public void report() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class DefaultLeaseConfiguration {
+
+		@Bean
+		DefaultLease defaultLease() {
+			return new DefaultLease();
+		}
+
+	}
+
+	static class DefaultLease {
+
+		@DistributedLock(key = "#id")
+		public String process(String id) {
+			return id;
 		}
 
 	}

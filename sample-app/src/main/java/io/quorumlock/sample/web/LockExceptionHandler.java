@@ -2,10 +2,7 @@ package io.quorumlock.sample.web;
 
 import java.util.NoSuchElementException;
 
-import io.quorumlock.LeaseLostException;
 import io.quorumlock.LockKeyException;
-import io.quorumlock.LockNotAcquiredException;
-import io.quorumlock.QuorumUnavailableException;
 import io.quorumlock.sample.orders.OrderNotFoundException;
 import io.quorumlock.sample.orders.StaleFencingTokenException;
 import io.quorumlock.sample.stock.InsufficientStockException;
@@ -18,15 +15,13 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
- * Maps lock and domain failures to HTTP answers (RFC 9457 problem details), with the
- * library's own message as the detail:
+ * Maps domain failures to HTTP answers (RFC 9457 problem details), with the exception's
+ * message as the detail. Lock failures need nothing here: the starter answers them by
+ * default ({@code io.quorumlock.web.LockProblemDetails}: {@code 423} with
+ * {@code Retry-After: 1} when the lock stayed held, {@code 503} with {@code Retry-After}
+ * when no quorum of masters votes, {@code 500} naming the lock when a lease was lost); a
+ * handler here for those exceptions would win over the starter's.
  * <ul>
- * <li>{@link LockNotAcquiredException}: {@code 423 Locked}, {@code Retry-After: 1} — the
- * key stayed held elsewhere for the whole wait;</li>
- * <li>{@link QuorumUnavailableException}: {@code 503}, {@code Retry-After: 5} — fewer
- * than a quorum of masters answered; thrown at once, without waiting;</li>
- * <li>{@link LeaseLostException}: {@code 500} — the lease ran out while the work
- * ran;</li>
  * <li>{@link StaleFencingTokenException}: {@code 409} — the store refused a late
  * write;</li>
  * <li>{@link LockKeyException} and bad arguments: {@code 400}; unknown order or SKU:
@@ -35,21 +30,6 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  */
 @RestControllerAdvice
 public class LockExceptionHandler {
-
-	@ExceptionHandler(LockNotAcquiredException.class)
-	ResponseEntity<ProblemDetail> locked(LockNotAcquiredException ex) {
-		return problem(HttpStatus.LOCKED, "locked by another request", ex, "1");
-	}
-
-	@ExceptionHandler(QuorumUnavailableException.class)
-	ResponseEntity<ProblemDetail> quorumUnavailable(QuorumUnavailableException ex) {
-		return problem(HttpStatus.SERVICE_UNAVAILABLE, "lock quorum unavailable", ex, "5");
-	}
-
-	@ExceptionHandler(LeaseLostException.class)
-	ResponseEntity<ProblemDetail> leaseLost(LeaseLostException ex) {
-		return problem(HttpStatus.INTERNAL_SERVER_ERROR, "lock lease lost", ex, null);
-	}
 
 	@ExceptionHandler(StaleFencingTokenException.class)
 	ResponseEntity<ProblemDetail> staleToken(StaleFencingTokenException ex) {

@@ -1,0 +1,102 @@
+package io.quorumlock.actuate;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import io.quorumlock.RegistryStatus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link NodeStateLog} logs each change of a node once, however often it polls: down,
+ * back, held back by the restart guard (for how long and why), voting again.
+ */
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+@ExtendWith(OutputCaptureExtension.class)
+class NodeStateLogTests {
+
+	private final List<RegistryStatus.Node> nodes = new ArrayList<>();
+
+	private final NodeStateLog log = new NodeStateLog(new FixedStatus(this.nodes), Duration.ofSeconds(30));
+
+	@Test
+	void eachTransitionIsLoggedOnce(CapturedOutput output) {
+		set(voting("a:1"), voting("b:2"), voting("c:3"));
+		poll(3);
+		assertThat(output).doesNotContain("quorumlock: master");
+		set(voting("a:1"), down("b:2"), down("c:3"));
+		poll(3);
+		assertThat(count(output, "quorumlock: master b:2 is not connected; 1 of 3 masters vote now, a lock needs 2: "
+				+ "locks fail until enough masters are back"))
+			.isOne();
+		set(voting("a:1"), heldBack("b:2", 11, 19), down("c:3"));
+		poll(3);
+		assertThat(count(output, "quorumlock: master b:2 is connected again")).isOne();
+		assertThat(count(output, "quorumlock: master b:2 restarted 11 s ago: the restart guard holds it back for "
+				+ "another 19 s (restart guard 30 s, the longest declared lease or quorumlock.rejoin-delay), because "
+				+ "a master that restarted may have lost the keys of leases still held; 1 of 3 masters vote now, a "
+				+ "lock needs 2: locks fail until then"))
+			.isOne();
+		set(voting("a:1"), voting("b:2"), down("c:3"));
+		poll(3);
+		assertThat(count(output, "quorumlock: master b:2 votes again: the restart guard (30 s) has passed")).isOne();
+		assertThat(count(output, "is not connected")).isEqualTo(2);
+	}
+
+	private void poll(int times) {
+		for (int i = 0; i < times; i++) {
+			this.log.check();
+		}
+	}
+
+	private void set(RegistryStatus.Node... states) {
+		this.nodes.clear();
+		this.nodes.addAll(List.of(states));
+	}
+
+	private static int count(CapturedOutput output, String text) {
+		return output.getAll().split(java.util.regex.Pattern.quote(text), -1).length - 1;
+	}
+
+	private static RegistryStatus.Node voting(String address) {
+		return new RegistryStatus.Node(address, true, Duration.ZERO, Duration.ofMinutes(5), true, Duration.ZERO, null);
+	}
+
+	private static RegistryStatus.Node down(String address) {
+		return new RegistryStatus.Node(address, false, Duration.ZERO, Duration.ofSeconds(-1), false,
+				Duration.ofSeconds(30), null);
+	}
+
+	private static RegistryStatus.Node heldBack(String address, int uptime, int left) {
+		return new RegistryStatus.Node(address, true, Duration.ZERO, Duration.ofSeconds(uptime), false,
+				Duration.ofSeconds(left), null);
+	}
+
+	private record FixedStatus(List<RegistryStatus.Node> nodes) implements RegistryStatus {
+
+		@Override
+		public String mode() {
+			return "quorum";
+		}
+
+		@Override
+		public int quorum() {
+			return 2;
+		}
+
+		@Override
+		public List<HeldLease> leases() {
+			return List.of();
+		}
+
+	}
+
+}

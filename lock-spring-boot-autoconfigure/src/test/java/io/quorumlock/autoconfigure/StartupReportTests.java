@@ -1,0 +1,124 @@
+package io.quorumlock.autoconfigure;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Nothing is silent at start-up: a misspelt {@code quorumlock.*} property stops it with
+ * the nearest valid name, and one INFO line says which mode, nodes, quorum, node timeout
+ * and restart guard the starter chose. No Redis runs here: the nodes are closed loopback
+ * ports.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ExtendWith(OutputCaptureExtension.class)
+class StartupReportTests {
+
+	private static final int PORT_A = closedPort();
+
+	private static final int PORT_B = closedPort();
+
+	private static final int PORT_C = closedPort();
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(BootLine.REDIS, QuorumLockAutoConfiguration.class));
+
+	@Test
+	void runWhenNodesIsMisspeltShouldFailNamingTheNearestProperty() {
+		this.runner.withPropertyValues("quorumlock.node=redis://127.0.0.1:" + PORT_A).run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new UnknownQuorumLockPropertyFailureAnalyzer()
+				.analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).contains("'quorumlock.node'")
+				.contains("is not a quorumlock property; did you mean 'quorumlock.nodes'?");
+			assertThat(analysis.getAction()).contains("quorumlock.nodes", "quorumlock.rejoin-delay");
+		});
+	}
+
+	@Test
+	void runWhenAnInstancePropertyIsMisspeltShouldFailNamingTheNearestProperty() {
+		this.runner
+			.withPropertyValues("quorumlock.nodes[0]=redis://127.0.0.1:" + PORT_A,
+					"quorumlock.instances.orders.leese=10s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(cause(context.getStartupFailure())).isNotNull();
+				assertThat(new UnknownQuorumLockPropertyFailureAnalyzer().analyze(context.getStartupFailure())
+					.getDescription()).contains("'quorumlock.instances.orders.leese'")
+					.contains("did you mean 'quorumlock.instances.<name>.lease'?");
+			});
+	}
+
+	@Test
+	void runInQuorumModeShouldLogModeNodesQuorumTimeoutAndGuard(CapturedOutput output) {
+		this.runner
+			.withPropertyValues("quorumlock.nodes[0]=redis://127.0.0.1:" + PORT_A,
+					"quorumlock.nodes[1]=redis://user:secret@127.0.0.1:" + PORT_B,
+					"quorumlock.nodes[2]=redis://127.0.0.1:" + PORT_C, "quorumlock.lease=10s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("quorumlock: quorum mode on 3 masters [127.0.0.1:" + PORT_A + ", 127.0.0.1:"
+						+ PORT_B + ", 127.0.0.1:" + PORT_C + "] (quorumlock.nodes), quorum 2, node-timeout 50ms, "
+						+ "restart guard 10s (the longest declared lease): a master restarted less than that ago "
+						+ "does not vote");
+				assertThat(output).doesNotContain("secret");
+			});
+	}
+
+	@Test
+	void runInSingleModeShouldLogTheSpringDataRedisServer(CapturedOutput output) {
+		this.runner.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + PORT_A)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("quorumlock: single mode on 127.0.0.1:" + PORT_A
+						+ " (spring.data.redis; set quorumlock.nodes for a quorum of masters), node-timeout 50ms, "
+						+ "no restart guard (single mode)");
+			});
+	}
+
+	@Test
+	void runWhenMastersAreNotConnectedShouldSayItOnceEach(CapturedOutput output) {
+		this.runner.withPropertyValues("quorumlock.nodes[0]=redis://127.0.0.1:" + PORT_A,
+				"quorumlock.nodes[1]=redis://127.0.0.1:" + PORT_B, "quorumlock.nodes[2]=redis://127.0.0.1:" + PORT_C)
+			.run((context) -> {
+				org.awaitility.Awaitility.await()
+					.atMost(java.time.Duration.ofSeconds(20))
+					.untilAsserted(() -> assertThat(output).contains("quorumlock: master 127.0.0.1:" + PORT_C
+							+ " is not connected; 0 of 3 masters vote now, a lock needs 2: locks fail until enough "
+							+ "masters are back"));
+			});
+	}
+
+	private static UnboundConfigurationPropertiesException cause(Throwable failure) {
+		for (Throwable t = failure; t != null; t = t.getCause()) {
+			if (t instanceof UnboundConfigurationPropertiesException unbound) {
+				return unbound;
+			}
+		}
+		return null;
+	}
+
+	private static int closedPort() {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+}

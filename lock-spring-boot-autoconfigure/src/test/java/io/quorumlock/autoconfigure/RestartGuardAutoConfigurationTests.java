@@ -87,7 +87,7 @@ class RestartGuardAutoConfigurationTests {
 	@Test
 	void runWhenTheDefaultLeaseIsUnusedShouldDeriveTheGuardFromTheDeclaredLeasesOnly() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, QuorumLockAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(BootLine.REDIS, QuorumLockAutoConfiguration.class))
 			.withUserConfiguration(ShortLeasesConfiguration.class)
 			.withPropertyValues(THREE_NODES)
 			.run((context) -> {
@@ -104,7 +104,7 @@ class RestartGuardAutoConfigurationTests {
 	@Test
 	void runWhenAnAnnotatedMethodReliesOnTheDefaultLeaseShouldCountIt() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, QuorumLockAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(BootLine.REDIS, QuorumLockAutoConfiguration.class))
 			.withUserConfiguration(ShortLeasesConfiguration.class, DefaultLeaseConfiguration.class)
 			.withPropertyValues(THREE_NODES)
 			.run((context) -> assertThat(context.getBean(QuorumLockEngine.class).rejoinDelay())
@@ -114,7 +114,7 @@ class RestartGuardAutoConfigurationTests {
 	@Test
 	void runWhenAnInstanceReliesOnTheDefaultLeaseShouldCountIt() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, QuorumLockAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(BootLine.REDIS, QuorumLockAutoConfiguration.class))
 			.withUserConfiguration(ShortLeasesConfiguration.class)
 			.withPropertyValues(THREE_NODES)
 			.withPropertyValues("quorumlock.instances.reports.wait-at-most=1s")
@@ -125,7 +125,7 @@ class RestartGuardAutoConfigurationTests {
 	@Test
 	void runWhenTheDefaultLeaseIsSetShouldCountItEvenIfUnused() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, QuorumLockAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(BootLine.REDIS, QuorumLockAutoConfiguration.class))
 			.withUserConfiguration(ShortLeasesConfiguration.class)
 			.withPropertyValues(THREE_NODES)
 			.withPropertyValues("quorumlock.lease=15s")

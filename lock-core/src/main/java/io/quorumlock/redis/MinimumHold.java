@@ -1,6 +1,5 @@
 package io.quorumlock.redis;
 
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -13,23 +12,6 @@ import java.util.concurrent.TimeUnit;
 final class MinimumHold {
 
 	private MinimumHold() {
-	}
-
-	/**
-	 * Refuse a minimum hold that is negative, or longer than a lease that is not renewed
-	 * (the key would expire before it).
-	 * @param where what the options belong to, for the message
-	 * @throws IllegalArgumentException naming {@code where} and the figures
-	 */
-	static void check(String where, Duration holdAtLeast, Duration lease, boolean renew) {
-		if (holdAtLeast.isNegative()) {
-			throw new IllegalArgumentException(where + ": holdAtLeast must not be negative, was " + holdAtLeast);
-		}
-		if (!renew && holdAtLeast.compareTo(lease) > 0) {
-			throw new IllegalArgumentException(where + ": holdAtLeast " + holdAtLeast.toMillis()
-					+ " ms is longer than the lease " + lease.toMillis()
-					+ " ms without renewal: the key would expire first; lengthen the lease or turn renewal on");
-		}
 	}
 
 	/**

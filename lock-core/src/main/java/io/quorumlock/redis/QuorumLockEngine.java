@@ -2,8 +2,6 @@ package io.quorumlock.redis;
 
 import java.lang.System.Logger.Level;
 import java.lang.reflect.UndeclaredThrowableException;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,6 +40,7 @@ import io.quorumlock.LockListener;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockOptions;
 import io.quorumlock.LockRequest;
+import io.quorumlock.LockRules;
 import io.quorumlock.QuorumUnavailableException;
 import io.quorumlock.RegistryAdmin;
 import io.quorumlock.RegistryStatus;
@@ -581,17 +580,8 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		ResolvedRequest resolved = new ResolvedRequest(request, List.of(redisKeys), lease,
 				options.waitAtMost().orElseThrow(), options.renew().orElseThrow(), options.holdAtMost(),
 				options.holdAtLeast().orElse(Duration.ZERO));
-		if (lease.toNanos() <= 3 * this.nodeTimeoutNanos) {
-			throw new IllegalArgumentException(resolved.describe() + ": lease " + lease.toMillis()
-					+ " ms is too short for node timeout " + TimeUnit.NANOSECONDS.toMillis(this.nodeTimeoutNanos)
-					+ " ms: the node timeout must be below a third of every lease");
-		}
-		if (resolved.holdAtMost().isPresent() && resolved.holdAtMost().get().compareTo(lease) < 0) {
-			throw new IllegalArgumentException(resolved.describe() + ": holdAtMost "
-					+ resolved.holdAtMost().get().toMillis() + " ms is shorter than lease " + lease.toMillis() + " ms");
-		}
+		LockRules.check(resolved.describe(), options, Duration.ofNanos(this.nodeTimeoutNanos));
 		this.guard.check(resolved);
-		MinimumHold.check(resolved.describe(), resolved.holdAtLeast(), lease, resolved.renew());
 		return resolved;
 	}
 
@@ -1223,7 +1213,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		public Builder cluster(String... seeds) {
 			List<RedisURI> parsed = new ArrayList<>(seeds.length);
 			for (String seed : seeds) {
-				parsed.add(parseNodeUri(seed));
+				parsed.add(NodeUri.parse(seed));
 			}
 			return cluster(parsed);
 		}
@@ -1329,7 +1319,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		public QuorumLockEngine build() {
 			List<RedisURI> all = new ArrayList<>();
 			for (String uri : this.uris) {
-				all.add(parseNodeUri(uri));
+				all.add(NodeUri.parse(uri));
 			}
 			all.addAll(this.redisUris);
 			if (!this.clusterSeeds.isEmpty()) {
@@ -1394,64 +1384,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		}
 
 		private void checkLease(String where, LockOptions options) {
-			Duration lease = options.lease().orElseThrow();
-			if (lease.toNanos() <= 3 * this.nodeTimeout.toNanos()) {
-				throw new IllegalArgumentException(where + ": nodeTimeout " + this.nodeTimeout.toMillis()
-						+ " ms must be below a third of the lease " + lease.toMillis() + " ms");
-			}
-			if (options.holdAtMost().isPresent() && options.holdAtMost().get().compareTo(lease) < 0) {
-				throw new IllegalArgumentException(where + ": holdAtMost " + options.holdAtMost().get().toMillis()
-						+ " ms is shorter than the lease " + lease.toMillis() + " ms");
-			}
-			MinimumHold.check(where, options.holdAtLeast().orElse(Duration.ZERO), lease, options.renew().orElseThrow());
-		}
-
-		/**
-		 * Parse a node URI strictly: Lettuce alone would take
-		 * {@code redis://host:notaport} as a host name. The message never repeats the
-		 * password.
-		 */
-		static RedisURI parseNodeUri(String text) {
-			if (text == null || text.isBlank()) {
-				throw new IllegalArgumentException("nodes: a node URI must not be empty");
-			}
-			URI uri;
-			try {
-				uri = new URI(text.trim());
-			}
-			catch (URISyntaxException ex) {
-				throw new IllegalArgumentException(
-						"nodes: '" + redact(text) + "' is not a valid URI: " + ex.getReason());
-			}
-			String scheme = uri.getScheme();
-			if (!"redis".equals(scheme) && !"rediss".equals(scheme)) {
-				throw new IllegalArgumentException("nodes: '" + redact(text) + "' must start with redis:// or rediss://"
-						+ ((scheme != null) ? ", not " + scheme + "://" : ""));
-			}
-			if (uri.getHost() == null) {
-				throw new IllegalArgumentException(
-						"nodes: '" + redact(text) + "' needs a host and a numeric port, as redis://host:6379");
-			}
-			if (uri.getPort() == 0 || uri.getPort() > 65535) {
-				throw new IllegalArgumentException(
-						"nodes: '" + redact(text) + "' has port " + uri.getPort() + ", outside 1..65535");
-			}
-			String path = uri.getPath();
-			if (path != null && !path.isEmpty() && !path.matches("/\\d{0,2}")) {
-				throw new IllegalArgumentException("nodes: '" + redact(text) + "' has path '" + path
-						+ "'; only a database number such as /0 is allowed");
-			}
-			try {
-				return RedisURI.create(uri.toString());
-			}
-			catch (RuntimeException ex) {
-				throw new IllegalArgumentException("nodes: '" + redact(text) + "' is not a valid Redis URI");
-			}
-		}
-
-		/** The URI with any user info replaced, for messages. */
-		static String redact(String text) {
-			return text.replaceAll("(?<=://)[^@/]*@", "***@");
+			LockRules.check(where, options, this.nodeTimeout);
 		}
 
 		private static <T> T requireNonNull(T value, String name) {

@@ -68,21 +68,42 @@ public final class LockRules {
 	 * Check every rule on options whose lease and renewal are resolved.
 	 * @param where what the options belong to, put in front of the message (for example
 	 * {@code defaults} or a lock's description)
-	 * @param options resolved options: a lease and a renewal are set
+	 * @param options resolved options: a lease is set
 	 * @param nodeTimeout the node timeout
 	 * @throws IllegalArgumentException naming {@code where} and the figures of the first
 	 * rule broken
 	 */
 	public static void check(String where, LockOptions options, Duration nodeTimeout) {
-		Duration lease = options.lease()
-			.orElseThrow(() -> new IllegalArgumentException(where + ": the lease is not resolved"));
-		boolean renew = options.renew().orElse(true);
-		Optional<String> problem = leaseProblem(lease, nodeTimeout)
-			.or(() -> options.holdAtMost().flatMap((holdAtMost) -> holdAtMostProblem(holdAtMost, lease)))
-			.or(() -> holdAtLeastProblem(options.holdAtLeast().orElse(Duration.ZERO), lease, renew));
+		Optional<String> problem = problem(options, nodeTimeout);
 		if (problem.isPresent()) {
 			throw new IllegalArgumentException(where + ": " + problem.get());
 		}
+	}
+
+	/**
+	 * The first rule that resolved options break, in the order lease, holdAtMost,
+	 * holdAtLeast.
+	 * @param options resolved options: a lease is set (renewal defaults to on)
+	 * @param nodeTimeout the node timeout
+	 * @return what is wrong, or empty
+	 */
+	public static Optional<String> problem(LockOptions options, Duration nodeTimeout) {
+		// on every request: plain ifs, no lambdas
+		Optional<Duration> leaseOption = options.lease();
+		if (leaseOption.isEmpty()) {
+			return Optional.of("the lease is not resolved");
+		}
+		Duration lease = leaseOption.get();
+		Optional<String> problem = leaseProblem(lease, nodeTimeout);
+		Optional<Duration> holdAtMost = options.holdAtMost();
+		if (problem.isEmpty() && holdAtMost.isPresent()) {
+			problem = holdAtMostProblem(holdAtMost.get(), lease);
+		}
+		if (problem.isEmpty()) {
+			problem = holdAtLeastProblem(options.holdAtLeast().orElse(Duration.ZERO), lease,
+					options.renew().orElse(true));
+		}
+		return problem;
 	}
 
 }

@@ -2,13 +2,12 @@ package io.quorumlock.redis;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.quorumlock.LockException;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.QuorumUnavailableException;
-import io.quorumlock.RegistryStatus;
 
 /**
  * One acquisition, as an asynchronous state machine: for each key in sorted order, take
@@ -19,7 +18,7 @@ import io.quorumlock.RegistryStatus;
  */
 final class Acquisition {
 
-	private final QuorumLockEngine engine;
+	private final Acquirer parts;
 
 	private final ResolvedRequest request;
 
@@ -56,8 +55,8 @@ final class Acquisition {
 	 */
 	private volatile CompletableFuture<Void> waitingOn;
 
-	Acquisition(QuorumLockEngine engine, ResolvedRequest request, String token, long startedAt) {
-		this.engine = engine;
+	Acquisition(Acquirer parts, ResolvedRequest request, String token, long startedAt) {
+		this.parts = parts;
 		this.request = request;
 		this.keys = request.redisKeys();
 		this.token = token;
@@ -101,7 +100,7 @@ final class Acquisition {
 			return;
 		}
 		String key = this.keys.get(this.gates);
-		LocalGates localGates = this.engine.gates();
+		LocalGates localGates = this.parts.gates;
 		if (!waits()) {
 			if (localGates.tryEnter(key)) {
 				this.gates++;
@@ -119,9 +118,9 @@ final class Acquisition {
 			return;
 		}
 		this.waitingOn = ticket;
-		ScheduledFuture<?> timer = this.engine.scheduler()
-			.schedule(() -> ticket.completeExceptionally(new java.util.concurrent.TimeoutException()),
-					Math.max(0, this.deadline - this.engine.nanoTime()), TimeUnit.NANOSECONDS);
+		Future<?> timer = this.parts.timers.schedule(
+				() -> ticket.completeExceptionally(new java.util.concurrent.TimeoutException()),
+				Math.max(0, this.deadline - this.parts.timers.nanoTime()));
 		ticket.whenComplete((ok, error) -> {
 			timer.cancel(false);
 			if (error != null) {
@@ -129,7 +128,7 @@ final class Acquisition {
 			}
 			else {
 				this.gates++;
-				this.engine.scheduler().execute(this::attempt);
+				this.parts.timers.execute(this::attempt);
 			}
 		});
 	}
@@ -140,16 +139,16 @@ final class Acquisition {
 			return;
 		}
 		String key = this.keys.get(this.granted);
-		CompletableFuture<Void> wake = this.subscribed ? this.engine.signals().expect(LockKeys.channel(key)) : null;
-		long attemptStart = this.engine.nanoTime();
+		CompletableFuture<Void> wake = this.subscribed ? this.parts.signals.expect(LockKeys.channel(key)) : null;
+		long attemptStart = this.parts.timers.nanoTime();
 		this.rounds++;
-		this.engine.acquireRound(key, this.token, this.leaseMillis)
+		this.parts.voters.acquire(key, this.token, this.leaseMillis)
 			.whenComplete((tally, error) -> onTally(key, attemptStart, tally, wake));
 	}
 
 	private void onTally(String key, long attemptStart, Round.Tally tally, CompletableFuture<Void> wake) {
-		long now = this.engine.nanoTime();
-		long until = this.engine.validity().validUntil(attemptStart, this.leaseNanos);
+		long now = this.parts.timers.nanoTime();
+		long until = this.parts.validity.validUntil(attemptStart, this.leaseNanos);
 		if (tally.reached() && Validity.remaining(until, now) > 0) {
 			this.granted++;
 			stopListening(key);
@@ -177,7 +176,7 @@ final class Acquisition {
 		// since a late SET may still land; per-connection ordering puts the delete after
 		// it.
 		CompletableFuture<?> undo = (tally.yes() > 0 || !tally.failures().isEmpty())
-				? this.engine.releaseOnAll(key, this.token, this.leaseNanos) : CompletableFuture.completedFuture(null);
+				? this.parts.voters.release(key, this.token, this.leaseNanos) : CompletableFuture.completedFuture(null);
 		boolean waitOver = now - this.deadline >= 0 || this.result.isDone();
 		if (tally.answered() < tally.quorum()) {
 			// Without a wait this fails at once; with one, nodes may come back (or answer
@@ -186,15 +185,15 @@ final class Acquisition {
 				giveUpAfter(undo,
 						new QuorumUnavailableException(this.request.describe() + ": quorum unavailable: acquired "
 								+ tally.figures() + ", " + tally.answered() + " answered, " + elapsedMillis(now)
-								+ " ms elapsed" + waited() + QuorumLockEngine.failures(tally)));
+								+ " ms elapsed" + waited() + Voters.failures(tally)));
 				return;
 			}
-			undo.whenComplete((ok, error) -> retryLater(this.engine.nanoTime(), wake));
+			undo.whenComplete((ok, error) -> retryLater(this.parts.timers.nanoTime(), wake));
 			return;
 		}
 		if (waitOver) {
 			String why = tally.reached() ? "validity exhausted by acquisition time" : "held elsewhere";
-			giveUpAfter(undo, notAcquired(why + ": acquired " + tally.figures() + QuorumLockEngine.failures(tally)));
+			giveUpAfter(undo, notAcquired(why + ": acquired " + tally.figures() + Voters.failures(tally)));
 			return;
 		}
 		if (!this.subscribed) {
@@ -203,12 +202,11 @@ final class Acquisition {
 			// that a release between the failed round and the subscription is not missed.
 			this.subscribed = true;
 			String channel = LockKeys.channel(key);
-			CompletableFuture<Void> confirmed = this.engine.signals().subscribe(channel);
-			ScheduledFuture<?> timer = this.engine.scheduler()
-				.schedule(() -> confirmed.complete(null), this.engine.nodeTimeoutNanos(), TimeUnit.NANOSECONDS);
+			CompletableFuture<Void> confirmed = this.parts.signals.subscribe(channel);
+			Future<?> timer = this.parts.timers.schedule(() -> confirmed.complete(null), this.parts.nodeTimeoutNanos);
 			confirmed.whenComplete((ok, error) -> {
 				timer.cancel(false);
-				this.engine.scheduler().execute(this::attempt);
+				this.parts.timers.execute(this::attempt);
 			});
 			return;
 		}
@@ -245,23 +243,22 @@ final class Acquisition {
 		}
 		List<String> earlier = this.keys.subList(0, this.keys.size() - 1);
 		String leaseArg = Long.toString(this.leaseMillis);
-		long proofStart = this.engine.nanoTime();
+		long proofStart = this.parts.timers.nanoTime();
 		CompletableFuture<?>[] rounds = earlier.stream()
 			// a write a later grant relies on: with sync-replicas it waits for the
 			// replicas too
-			.map((key) -> this.engine.writeRound(Script.EXTEND, new String[] { key }, QuorumLockEngine.ONE,
-					QuorumLockEngine.ONE, this.token, leaseArg))
+			.map((key) -> this.parts.voters.extend(key, this.token, leaseArg))
 			.toArray(CompletableFuture[]::new);
 		this.rounds++;
 		CompletableFuture.allOf(rounds).whenComplete((ok, error) -> {
-			long now = this.engine.nanoTime();
-			long until = Math.min(lastUntil, this.engine.validity().validUntil(proofStart, this.leaseNanos));
+			long now = this.parts.timers.nanoTime();
+			long until = Math.min(lastUntil, this.parts.validity.validUntil(proofStart, this.leaseNanos));
 			String lost = null;
 			for (int i = 0; i < rounds.length && lost == null; i++) {
 				Round.Tally tally = (Round.Tally) rounds[i].join();
 				if (!tally.reached()) {
 					lost = earlier.get(i) + " no longer held while waiting for later keys: extended " + tally.figures()
-							+ QuorumLockEngine.failures(tally);
+							+ Voters.failures(tally);
 				}
 			}
 			if (lost == null && Validity.remaining(until, now) > 0) {
@@ -283,14 +280,14 @@ final class Acquisition {
 		this.validUntil = Long.MAX_VALUE;
 		CompletableFuture<?> undone = CompletableFuture.allOf(this.keys.subList(0, grantedKeys)
 			.stream()
-			.map((key) -> this.engine.releaseOnAll(key, this.token, this.leaseNanos))
+			.map((key) -> this.parts.voters.release(key, this.token, this.leaseNanos))
 			.toArray(CompletableFuture[]::new));
 		undone.whenComplete((ok, error) -> {
-			if (this.engine.nanoTime() - this.deadline >= 0 || this.result.isDone()) {
+			if (this.parts.timers.nanoTime() - this.deadline >= 0 || this.result.isDone()) {
 				giveUp(notAcquired(why));
 			}
 			else {
-				this.engine.scheduler().execute(this::attempt);
+				this.parts.timers.execute(this::attempt);
 			}
 		});
 	}
@@ -301,13 +298,12 @@ final class Acquisition {
 	 */
 	private void retryLater(long now, CompletableFuture<Void> wake) {
 		CompletableFuture<Void> next = (wake != null) ? wake : new CompletableFuture<>();
-		long delay = Math.min(this.engine.retryDelayNanos(), this.deadline - now);
-		ScheduledFuture<?> timer = this.engine.scheduler()
-			.schedule(() -> next.complete(null), Math.max(0, delay), TimeUnit.NANOSECONDS);
+		long delay = Math.min(this.parts.timers.retryDelayNanos(), this.deadline - now);
+		Future<?> timer = this.parts.timers.schedule(() -> next.complete(null), Math.max(0, delay));
 		this.waitingOn = next;
 		next.whenComplete((ok, error) -> {
 			timer.cancel(false);
-			this.engine.scheduler().execute(this::attempt);
+			this.parts.timers.execute(this::attempt);
 		});
 	}
 
@@ -319,28 +315,28 @@ final class Acquisition {
 	private void stopListening(String key) {
 		if (this.subscribed) {
 			this.subscribed = false;
-			this.engine.signals().unsubscribe(LockKeys.channel(key));
+			this.parts.signals.unsubscribe(LockKeys.channel(key));
 		}
 	}
 
 	private void grant() {
-		RedisLease lease = new RedisLease(this.engine, this.request, this.token, this.engine.nanoTime(),
+		RedisLease lease = new RedisLease(this.parts.leases, this.request, this.token, this.parts.timers.nanoTime(),
 				this.validUntil);
 		for (String key : this.keys) {
-			LocalGates.Gate gate = this.engine.gates().gate(key);
+			LocalGates.Gate gate = this.parts.gates.gate(key);
 			if (gate != null) {
 				gate.lease = lease;
 			}
 		}
-		this.engine.watchdog().watch(lease);
+		this.parts.watchdog.watch(lease);
 		// Listeners hear of the grant before the caller does, so that what they record is
 		// in place by the time the caller acts on it: they run on their own thread, and
 		// the caller is handed the lease from there once they have returned (at once
 		// without listeners).
-		this.engine.listener().onAcquired(this.request.request(), lease, elapsed(), () -> {
+		this.parts.listener.onAcquired(this.request.request(), lease, elapsed(), () -> {
 			if (!this.result.complete(lease)) {
 				// The caller gave up while the last round was in flight.
-				this.engine.releaseAsync(lease);
+				this.parts.releaser.releaseAsync(lease);
 			}
 		});
 	}
@@ -360,18 +356,17 @@ final class Acquisition {
 		CompletableFuture<?> undone = (grantedKeys == 0) ? CompletableFuture.completedFuture(null)
 				: CompletableFuture.allOf(this.keys.subList(0, grantedKeys)
 					.stream()
-					.map((key) -> this.engine.releaseOnAll(key, this.token, this.leaseNanos))
+					.map((key) -> this.parts.voters.release(key, this.token, this.leaseNanos))
 					.toArray(CompletableFuture[]::new));
 		// Fail only once the keys are deleted and the gates passed on, so that the caller
 		// (and the next local waiter) finds nothing of this attempt left.
 		undone.whenComplete((ok, error) -> {
 			for (int i = 0; i < ownedGates; i++) {
-				this.engine.gates().leave(this.keys.get(i));
+				this.parts.gates.leave(this.keys.get(i));
 			}
 			if (failure != null && !this.result.isDone()) {
-				this.engine.listener()
-					.onNotAcquired(this.request.request(), elapsed(), failure,
-							() -> this.result.completeExceptionally(failure));
+				this.parts.listener.onNotAcquired(this.request.request(), elapsed(), failure,
+						() -> this.result.completeExceptionally(failure));
 			}
 		});
 	}
@@ -381,19 +376,19 @@ final class Acquisition {
 	 * waiting by a missing quorum, which is then what this caller is told too.
 	 */
 	private LockException queuedOut() {
-		List<RegistryStatus.Node> nodes = this.engine.nodes();
-		long voting = nodes.stream().filter(RegistryStatus.Node::countsTowardQuorum).count();
-		if (voting >= this.engine.quorum()) {
+		int voting = this.parts.voters.votingNow();
+		int quorum = this.parts.voters.quorum();
+		if (voting >= quorum) {
 			return notAcquired("queued behind another caller in this process");
 		}
-		return new QuorumUnavailableException(this.request.describe() + ": quorum unavailable: " + voting + " of "
-				+ nodes.size() + " nodes voting, quorum " + this.engine.quorum()
-				+ ", while queued behind another caller in this process, " + elapsedMillis(this.engine.nanoTime())
-				+ " ms elapsed" + waited());
+		return new QuorumUnavailableException(
+				this.request.describe() + ": quorum unavailable: " + voting + " of " + this.parts.voters.size()
+						+ " nodes voting, quorum " + quorum + ", while queued behind another caller in this process, "
+						+ elapsedMillis(this.parts.timers.nanoTime()) + " ms elapsed" + waited());
 	}
 
 	private LockNotAcquiredException notAcquired(String why) {
-		long now = this.engine.nanoTime();
+		long now = this.parts.timers.nanoTime();
 		return new LockNotAcquiredException(this.request.describe() + ": not acquired, " + why + ", "
 				+ elapsedMillis(now) + " ms elapsed, waited at most " + this.request.waitAtMost().toMillis() + " ms, "
 				+ this.rounds + ((this.rounds == 1) ? " round" : " rounds"));
@@ -410,7 +405,7 @@ final class Acquisition {
 	}
 
 	private java.time.Duration elapsed() {
-		return java.time.Duration.ofNanos(this.engine.nanoTime() - this.startedAt);
+		return java.time.Duration.ofNanos(this.parts.timers.nanoTime() - this.startedAt);
 	}
 
 }

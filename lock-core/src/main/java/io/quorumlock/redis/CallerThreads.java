@@ -81,7 +81,7 @@ final class CallerThreads {
 	}
 
 	private static <T> boolean complete(CompletableFuture<T> future, T value, Throwable failure) {
-		return (failure != null) ? future.completeExceptionally(RedisNode.unwrap(failure)) : future.complete(value);
+		return (failure != null) ? future.completeExceptionally(Futures.unwrap(failure)) : future.complete(value);
 	}
 
 	/**

@@ -34,13 +34,40 @@ import io.quorumlock.QuorumUnavailableException;
  */
 final class Fencing {
 
-	private final QuorumLockEngine engine;
+	private final Voters voters;
+
+	private final Timers timers;
+
+	private final Losses losses;
+
+	private final CallerThreads threads;
 
 	private final String counterTtlMillis;
 
-	Fencing(QuorumLockEngine engine, long counterTtlMillis) {
-		this.engine = engine;
+	Fencing(Voters voters, Timers timers, Losses losses, CallerThreads threads, long counterTtlMillis) {
+		this.voters = voters;
+		this.timers = timers;
+		this.losses = losses;
+		this.threads = threads;
 		this.counterTtlMillis = Long.toString(counterTtlMillis);
+	}
+
+	/** The lease's fencing token, computed on the first call, for a caller. */
+	CompletableFuture<Long> tokenAsync(RedisLease lease) {
+		CompletableFuture<Long> token = lease.fencing(() -> token(lease));
+		return token.isDone() ? token.copy() : this.threads.handOver(token);
+	}
+
+	/**
+	 * The lease's fencing token, computed on the first call; waits through interrupts
+	 * (bounded by two rounds), then restores the flag.
+	 */
+	long tokenForCaller(RedisLease lease) {
+		CompletableFuture<Long> token = lease.fencing(() -> token(lease));
+		if (!token.isDone()) {
+			this.threads.checkMayBlock("fencingToken() of " + lease.request().describe(), "fencingTokenAsync()");
+		}
+		return Futures.await(token, null);
 	}
 
 	CompletableFuture<Long> token(RedisLease lease) {
@@ -63,14 +90,14 @@ final class Fencing {
 				result.complete(token);
 				return;
 			}
-			Throwable cause = RedisNode.unwrap(error);
-			long delay = this.engine.retryDelayNanos();
+			Throwable cause = Futures.unwrap(error);
+			long delay = this.timers.retryDelayNanos();
 			// two rounds per attempt
-			long next = this.engine.nanoTime() + delay + 2 * this.engine.writeRoundNanos();
+			long next = this.timers.nanoTime() + delay + 2 * this.voters.writeRoundNanos();
 			if (cause instanceof QuorumUnavailableException && lease.lost() == null && !lease.isReleased()
 					&& Validity.remaining(lease.validUntil(), next) > 0) {
 				try {
-					this.engine.deadlines().after(delay, (timeout) -> attempt(lease, result));
+					this.timers.after(delay, (timeout) -> attempt(lease, result));
 					return;
 				}
 				catch (RuntimeException closed) {
@@ -89,27 +116,18 @@ final class Fencing {
 		AtomicLong max = new AtomicLong(Long.MIN_VALUE);
 		CompletableFuture<?>[] increments = new CompletableFuture<?>[keys.size()];
 		for (int i = 0; i < increments.length; i++) {
-			String[] names = { keys.get(i), LockKeys.fenceKey(keys.get(i)) };
-			increments[i] = this.engine.writeRound(Script.FENCE_INCREMENT, names, (value) -> value >= 0, (value) -> {
-				if (value < 0) {
-					return false;
-				}
-				max.accumulateAndGet(value, Math::max);
-				return true;
-			}, lease.token(), this.counterTtlMillis);
+			increments[i] = this.voters.fenceIncrement(keys.get(i), lease.token(), this.counterTtlMillis, max);
 		}
 		return CompletableFuture.allOf(increments).thenCompose((ok) -> {
 			check(lease, increments, "incremented");
 			long token = max.get();
-			if (this.engine.quorum() == 1 && this.engine.nodeCount() == 1) {
+			if (this.voters.quorum() == 1 && this.voters.size() == 1) {
 				return CompletableFuture.completedFuture(valid(lease, token));
 			}
 			String value = Long.toString(token);
 			CompletableFuture<?>[] raises = new CompletableFuture<?>[keys.size()];
 			for (int i = 0; i < raises.length; i++) {
-				String[] names = { keys.get(i), LockKeys.fenceKey(keys.get(i)) };
-				raises[i] = this.engine.writeRound(Script.FENCE_RAISE, names, QuorumLockEngine.ONE,
-						QuorumLockEngine.ONE, lease.token(), value, this.counterTtlMillis);
+				raises[i] = this.voters.fenceRaise(keys.get(i), lease.token(), value, this.counterTtlMillis);
 			}
 			return CompletableFuture.allOf(raises).thenApply((done) -> {
 				check(lease, raises, "raised");
@@ -125,17 +143,17 @@ final class Fencing {
 				continue;
 			}
 			if (tally.answered() < tally.quorum()) {
-				throw new QuorumUnavailableException(lease.request().describe()
-						+ ": no fencing token, quorum unavailable: " + step + " " + tally.figures() + ", "
-						+ tally.answered() + " answered" + QuorumLockEngine.failures(tally));
+				throw new QuorumUnavailableException(
+						lease.request().describe() + ": no fencing token, quorum unavailable: " + step + " "
+								+ tally.figures() + ", " + tally.answered() + " answered" + Voters.failures(tally));
 			}
-			throw this.engine.lose(lease, "fencing found the lease on only " + tally.figures());
+			throw this.losses.lose(lease, "fencing found the lease on only " + tally.figures());
 		}
 	}
 
 	private long valid(RedisLease lease, long token) {
-		if (Validity.remaining(lease.validUntil(), this.engine.nanoTime()) <= 0) {
-			throw this.engine.lose(lease, "expired while its fencing token was computed");
+		if (Validity.remaining(lease.validUntil(), this.timers.nanoTime()) <= 0) {
+			throw this.losses.lose(lease, "expired while its fencing token was computed");
 		}
 		if (lease.lost() != null) {
 			throw lease.lost();

@@ -22,12 +22,12 @@ final class Handoff {
 	 * granted anyway, before or after, is released at once. Invariant: a lease reaches
 	 * the caller exactly when the view completed with that very lease.
 	 */
-	static CompletableFuture<Lease> view(QuorumLockEngine engine, CompletableFuture<RedisLease> result,
+	static CompletableFuture<Lease> view(Releaser releaser, CompletableFuture<RedisLease> result,
 			CompletableFuture<Lease> handed) {
 		handed.whenComplete((value, error) -> {
 			RedisLease granted = result.isDone() && !result.isCompletedExceptionally() ? result.join() : null;
 			if (value == null || value != granted) {
-				abandon(engine, result);
+				abandon(releaser, result);
 			}
 		});
 		return handed;
@@ -37,9 +37,9 @@ final class Handoff {
 	 * The caller is gone: stop the acquisition, and release what it grants if it wins the
 	 * race with the cancellation (now or later).
 	 */
-	static void abandon(QuorumLockEngine engine, CompletableFuture<RedisLease> result) {
+	static void abandon(Releaser releaser, CompletableFuture<RedisLease> result) {
 		result.cancel(false);
-		result.thenAccept((lease) -> engine.releaseAsync(lease).exceptionally((error) -> null));
+		result.thenAccept((lease) -> releaser.releaseAsync(lease).exceptionally((error) -> null));
 	}
 
 }

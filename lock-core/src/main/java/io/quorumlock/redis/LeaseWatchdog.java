@@ -16,10 +16,22 @@ import java.util.concurrent.CompletableFuture;
  */
 final class LeaseWatchdog {
 
-	private final QuorumLockEngine engine;
+	private final Voters voters;
 
-	LeaseWatchdog(QuorumLockEngine engine) {
-		this.engine = engine;
+	private final Timers timers;
+
+	private final Validity validity;
+
+	private final Losses losses;
+
+	private final Listeners listener;
+
+	LeaseWatchdog(Voters voters, Timers timers, Validity validity, Losses losses, Listeners listener) {
+		this.voters = voters;
+		this.timers = timers;
+		this.validity = validity;
+		this.losses = losses;
+		this.listener = listener;
 	}
 
 	/** Start watching a lease that was just granted. */
@@ -31,14 +43,14 @@ final class LeaseWatchdog {
 		if (lease.isReleased() || lease.lost() != null) {
 			return;
 		}
-		long now = this.engine.nanoTime();
+		long now = this.timers.nanoTime();
 		long at = renews(lease, now) ? nextRenewal(lease) : lease.validUntil();
 		// Armed on every grant and cancelled on almost every release, so on the timing
 		// wheel (a lock-free enqueue and a CAS) rather than the scheduler's locked heap,
 		// which the I/O thread completing the grant would contend for with every
 		// releasing caller. The tick itself runs on the scheduler, off the wheel.
-		lease.watchdog(this.engine.deadlines()
-			.after(Math.max(0, at - now), (timeout) -> this.engine.runOnScheduler(() -> tick(lease))));
+		lease.watchdog(
+				this.timers.after(Math.max(0, at - now), (timeout) -> this.timers.runOnScheduler(() -> tick(lease))));
 		if (lease.isReleased()) {
 			lease.cancelWatchdog(); // released while we scheduled
 		}
@@ -61,7 +73,7 @@ final class LeaseWatchdog {
 	/** A third of the lease after the start its validity is measured from. */
 	private long nextRenewal(RedisLease lease) {
 		long leaseNanos = lease.request().lease().toNanos();
-		long start = lease.validUntil() - leaseNanos + this.engine.validity().driftNanos(leaseNanos);
+		long start = lease.validUntil() - leaseNanos + this.validity.driftNanos(leaseNanos);
 		return start + leaseNanos / 3;
 	}
 
@@ -75,9 +87,9 @@ final class LeaseWatchdog {
 		if (lease.isReleased() || lease.lost() != null) {
 			return;
 		}
-		long now = this.engine.nanoTime();
+		long now = this.timers.nanoTime();
 		if (Validity.remaining(lease.validUntil(), now) <= 0) {
-			this.engine.lose(lease, expired(lease.request()));
+			this.losses.lose(lease, expired(lease.request()));
 			return;
 		}
 		if (!renews(lease, now)) {
@@ -98,13 +110,12 @@ final class LeaseWatchdog {
 		if (lease.isReleased() || lease.lost() != null) {
 			return true;
 		}
-		long delay = this.engine.retryDelayNanos();
-		long now = this.engine.nanoTime();
-		if (Validity.remaining(lease.validUntil(), now + delay + this.engine.writeRoundNanos()) <= 0) {
+		long delay = this.timers.retryDelayNanos();
+		long now = this.timers.nanoTime();
+		if (Validity.remaining(lease.validUntil(), now + delay + this.voters.writeRoundNanos()) <= 0) {
 			return false;
 		}
-		lease.watchdog(
-				this.engine.deadlines().after(delay, (timeout) -> this.engine.runOnScheduler(() -> retryTick(lease))));
+		lease.watchdog(this.timers.after(delay, (timeout) -> this.timers.runOnScheduler(() -> retryTick(lease))));
 		if (lease.isReleased()) {
 			lease.cancelWatchdog(); // released while we scheduled
 		}
@@ -115,9 +126,9 @@ final class LeaseWatchdog {
 		if (lease.isReleased() || lease.lost() != null) {
 			return;
 		}
-		long now = this.engine.nanoTime();
+		long now = this.timers.nanoTime();
 		if (Validity.remaining(lease.validUntil(), now) <= 0) {
-			this.engine.lose(lease, expired(lease.request()));
+			this.losses.lose(lease, expired(lease.request()));
 			return;
 		}
 		renew(lease, now);
@@ -129,30 +140,29 @@ final class LeaseWatchdog {
 		CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
 		for (int i = 0; i < rounds.length; i++) {
 			String key = keys.get(i);
-			rounds[i] = this.engine.writeRound(Script.EXTEND, new String[] { key }, QuorumLockEngine.ONE,
-					QuorumLockEngine.ONE, lease.token(), leaseMillis);
+			rounds[i] = this.voters.extend(key, lease.token(), leaseMillis);
 		}
 		CompletableFuture.allOf(rounds).whenComplete((ok, error) -> {
-			long now = this.engine.nanoTime();
-			long until = this.engine.validity().validUntil(start, lease.request().lease().toNanos());
+			long now = this.timers.nanoTime();
+			long until = this.validity.validUntil(start, lease.request().lease().toNanos());
 			for (CompletableFuture<?> round : rounds) {
 				Round.Tally tally = (Round.Tally) round.join();
 				if (!tally.reached()) {
-					String why = "renewal extended " + tally.figures() + QuorumLockEngine.failures(tally);
+					String why = "renewal extended " + tally.figures() + Voters.failures(tally);
 					// a quorum that answered no means the lease is gone; silence may pass
 					boolean yesStillPossible = tally.nodes() - tally.no() >= tally.quorum();
 					if (!yesStillPossible || !retry(lease)) {
-						this.engine.lose(lease, why);
+						this.losses.lose(lease, why);
 					}
 					return;
 				}
 			}
 			if (Validity.remaining(until, now) <= 0) {
-				this.engine.lose(lease, "renewal took longer than the lease");
+				this.losses.lose(lease, "renewal took longer than the lease");
 				return;
 			}
 			lease.extendTo(until);
-			this.engine.listener().onRenewed(lease.request().request(), lease);
+			this.listener.onRenewed(lease.request().request(), lease);
 			scheduleNext(lease);
 		});
 	}

@@ -1,35 +1,16 @@
 package io.quorumlock.redis;
 
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
  * {@code holdAtLeast} (ShedLock's lockAtLeastFor): a lease released before its minimum
  * hold is over keeps its keys on the nodes for the remainder, through a token-checked
- * {@code PEXPIRE} ({@link Script#HOLD}) instead of the delete. Renewal stops with the
+ * {@code PEXPIRE} ({@link Voters#keep}) instead of the delete. Renewal stops with the
  * release as usual, and nothing is published, so waiters find the key until it expires.
  */
 final class MinimumHold {
 
 	private MinimumHold() {
-	}
-
-	/**
-	 * Refuse a minimum hold that is negative, or longer than a lease that is not renewed
-	 * (the key would expire before it).
-	 * @param where what the options belong to, for the message
-	 * @throws IllegalArgumentException naming {@code where} and the figures
-	 */
-	static void check(String where, Duration holdAtLeast, Duration lease, boolean renew) {
-		if (holdAtLeast.isNegative()) {
-			throw new IllegalArgumentException(where + ": holdAtLeast must not be negative, was " + holdAtLeast);
-		}
-		if (!renew && holdAtLeast.compareTo(lease) > 0) {
-			throw new IllegalArgumentException(where + ": holdAtLeast " + holdAtLeast.toMillis()
-					+ " ms is longer than the lease " + lease.toMillis()
-					+ " ms without renewal: the key would expire first; lengthen the lease or turn renewal on");
-		}
 	}
 
 	/**
@@ -44,17 +25,6 @@ final class MinimumHold {
 		}
 		long left = holdNanos - (now - lease.acquiredAt());
 		return (left > 0) ? TimeUnit.NANOSECONDS.toMillis(left + 999_999) : 0;
-	}
-
-	/**
-	 * Set the key's TTL to {@code keepMillis} on every node where this token still holds
-	 * it, in parallel, voting or not (a node held back by the restart guard may still
-	 * hold it).
-	 */
-	static CompletableFuture<Round.Tally> keepOnAll(QuorumLockEngine engine, String key, String token,
-			long keepMillis) {
-		String millis = Long.toString(keepMillis);
-		return engine.round((node) -> node.eval(Script.HOLD, key, token, millis), QuorumLockEngine.ONE);
 	}
 
 }

@@ -38,7 +38,7 @@ final class RedisLease implements Lease {
 		}
 	}
 
-	private final QuorumLockEngine engine;
+	private final Leases leases;
 
 	private final ResolvedRequest request;
 
@@ -74,8 +74,8 @@ final class RedisLease implements Lease {
 	 */
 	private volatile CompletableFuture<Long> fencing;
 
-	RedisLease(QuorumLockEngine engine, ResolvedRequest request, String token, long acquiredAt, long validUntil) {
-		this.engine = engine;
+	RedisLease(Leases leases, ResolvedRequest request, String token, long acquiredAt, long validUntil) {
+		this.leases = leases;
 		this.request = request;
 		this.token = token;
 		this.acquiredAt = acquiredAt;
@@ -159,7 +159,7 @@ final class RedisLease implements Lease {
 			if (FENCING.compareAndSet(this, current, mine)) {
 				compute.get().whenComplete((token, error) -> {
 					if (error != null) {
-						mine.completeExceptionally(RedisNode.unwrap(error));
+						mine.completeExceptionally(Futures.unwrap(error));
 					}
 					else {
 						mine.complete(token);
@@ -182,12 +182,12 @@ final class RedisLease implements Lease {
 
 	@Override
 	public long fencingToken() {
-		return this.engine.fencingToken(this);
+		return this.leases.fencingToken(this);
 	}
 
 	@Override
 	public CompletableFuture<Long> fencingTokenAsync() {
-		return this.engine.fencingTokenAsync(this);
+		return this.leases.fencingTokenAsync(this);
 	}
 
 	@Override
@@ -195,23 +195,23 @@ final class RedisLease implements Lease {
 		if (this.released || this.lost != null) {
 			return Duration.ZERO;
 		}
-		long left = Validity.remaining(this.validUntil, this.engine.nanoTime());
+		long left = Validity.remaining(this.validUntil, this.leases.nanoTime());
 		return (left > 0) ? Duration.ofNanos(left) : Duration.ZERO;
 	}
 
 	@Override
 	public boolean isValid() {
-		return !this.released && this.lost == null && Validity.remaining(this.validUntil, this.engine.nanoTime()) > 0;
+		return !this.released && this.lost == null && Validity.remaining(this.validUntil, this.leases.nanoTime()) > 0;
 	}
 
 	@Override
 	public void release() {
-		this.engine.release(this);
+		this.leases.release(this);
 	}
 
 	@Override
 	public CompletionStage<Void> releaseAsync() {
-		return this.engine.releaseForCaller(this);
+		return this.leases.releaseForCaller(this);
 	}
 
 	@Override

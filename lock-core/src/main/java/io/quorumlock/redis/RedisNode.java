@@ -73,7 +73,7 @@ import io.lettuce.core.resource.ClientResources;
  * uptime (single mode has no restart guard), scans every master for leaks and has no
  * {@code WAIT} (the engine refuses sync-replicas on a cluster).
  */
-final class RedisNode implements AutoCloseable {
+final class RedisNode implements Node, Channels, AutoCloseable {
 
 	private static final Duration MAX_CONNECT_RETRY = Duration.ofSeconds(5);
 
@@ -306,7 +306,8 @@ final class RedisNode implements AutoCloseable {
 	 * Host and port, never credentials; for a cluster {@code cluster(host:port,...)} of
 	 * its seeds.
 	 */
-	String address() {
+	@Override
+	public String address() {
 		return this.address;
 	}
 
@@ -383,7 +384,8 @@ final class RedisNode implements AutoCloseable {
 	 * only if {@link #sameConnection(long)} still holds when it comes back.
 	 * @return the current epoch
 	 */
-	long epoch() {
+	@Override
+	public long epoch() {
 		return this.epoch.get();
 	}
 
@@ -393,7 +395,8 @@ final class RedisNode implements AutoCloseable {
 	 * on, from the server it was sent to, and not from whatever Lettuce re-sent it to
 	 * after a reconnect.
 	 */
-	boolean sameConnection(long epoch) {
+	@Override
+	public boolean sameConnection(long epoch) {
 		return this.epoch.get() == epoch;
 	}
 
@@ -401,7 +404,8 @@ final class RedisNode implements AutoCloseable {
 		return this.lastLatencyNanos;
 	}
 
-	void recordLatency(long nanos) {
+	@Override
+	public void recordLatency(long nanos) {
 		this.lastLatencyNanos = nanos;
 	}
 
@@ -488,8 +492,8 @@ final class RedisNode implements AutoCloseable {
 				.thenCompose((probed) -> (conn instanceof StatefulRedisClusterConnection<String, String> cluster)
 						? warmUp(cluster) : readUptime());
 		}).exceptionally((error) -> {
-			this.connectFailure = reason(error);
-			this.onError.accept(unwrap(error));
+			this.connectFailure = Futures.reason(error);
+			this.onError.accept(Futures.unwrap(error));
 			Duration next = retryIn.multipliedBy(2);
 			this.scheduler.schedule(() -> connect((next.compareTo(MAX_CONNECT_RETRY) > 0) ? MAX_CONNECT_RETRY : next),
 					retryIn.toMillis(), TimeUnit.MILLISECONDS);
@@ -647,7 +651,7 @@ final class RedisNode implements AutoCloseable {
 			return CompletableFuture.completedFuture(null);
 		}
 		return eval(Script.RELEASE, this.probeKey, "-", LockKeys.channel(this.probeKey)).handle((result, error) -> {
-			String text = (error != null) ? reason(error) : null;
+			String text = (error != null) ? Futures.reason(error) : null;
 			if (text == null || text.contains("NOPERM")) {
 				this.refusal = text;
 			}
@@ -783,7 +787,7 @@ final class RedisNode implements AutoCloseable {
 			String[] keys, String... args) {
 		CompletableFuture<Long> sha = c.<Long>evalsha(script.sha1(), ScriptOutputType.INTEGER, keys, args)
 			.toCompletableFuture();
-		return sha.exceptionallyCompose((error) -> (unwrap(error) instanceof RedisNoScriptException)
+		return sha.exceptionallyCompose((error) -> (Futures.unwrap(error) instanceof RedisNoScriptException)
 				? c.<Long>eval(script.text(), ScriptOutputType.INTEGER, keys, args).toCompletableFuture()
 				: CompletableFuture.failedFuture(error));
 	}
@@ -800,7 +804,7 @@ final class RedisNode implements AutoCloseable {
 	private CompletableFuture<Long> evalRedone(Redo command) {
 		CompletableFuture<Long> reply = eval(command.script(), command.key(), command.args());
 		reply.whenComplete((value, error) -> {
-			if (error != null && !(unwrap(error) instanceof RedisCommandExecutionException) && !this.closed) {
+			if (error != null && !(Futures.unwrap(error) instanceof RedisCommandExecutionException) && !this.closed) {
 				this.redo.add(command);
 				if (isConnected()) {
 					// back already (or never gone: a command timeout): no reconnect will
@@ -838,7 +842,8 @@ final class RedisNode implements AutoCloseable {
 	}
 
 	/** Subscribe to a release channel; completes when the subscription is confirmed. */
-	CompletableFuture<Void> subscribe(String channel) {
+	@Override
+	public CompletableFuture<Void> subscribe(String channel) {
 		this.unwanted.remove(channel);
 		return pubSub().thenCompose((ps) -> ps.async().subscribe(channel).toCompletableFuture());
 	}
@@ -847,11 +852,13 @@ final class RedisNode implements AutoCloseable {
 	 * Unsubscribe from a release channel; if the pub/sub connection is down, once it is
 	 * back.
 	 */
-	void unsubscribe(String channel) {
+	@Override
+	public void unsubscribe(String channel) {
 		CompletableFuture<StatefulRedisPubSubConnection<String, String>> ps = this.pubSub.get();
 		if (ps != null && ps.isDone() && !ps.isCompletedExceptionally()) {
 			ps.join().async().unsubscribe(channel).toCompletableFuture().whenComplete((ok, error) -> {
-				if (error != null && !(unwrap(error) instanceof RedisCommandExecutionException) && !this.closed) {
+				if (error != null && !(Futures.unwrap(error) instanceof RedisCommandExecutionException)
+						&& !this.closed) {
 					this.unwanted.add(channel);
 				}
 			});
@@ -929,38 +936,6 @@ final class RedisNode implements AutoCloseable {
 		String last = this.connectFailure;
 		return CompletableFuture.failedFuture(
 				new RedisConnectionException("not connected" + ((last != null) ? ", last attempt: " + last : "")));
-	}
-
-	/**
-	 * What went wrong, in Redis's own words where there are any: Lettuce wraps a refused
-	 * handshake ({@code NOAUTH}, {@code WRONGPASS}) in "Unable to connect", so the
-	 * innermost error reply is preferred. Never contains a password: neither Lettuce nor
-	 * Redis repeats one.
-	 */
-	static String reason(Throwable error) {
-		Throwable t = unwrap(error);
-		for (Throwable cause = t; cause != null; cause = cause.getCause()) {
-			if (cause instanceof RedisCommandExecutionException && cause.getMessage() != null) {
-				return cause.getMessage();
-			}
-		}
-		Throwable root = t;
-		while (root.getCause() != null && root.getCause() != root) {
-			root = root.getCause();
-		}
-		String message = (t.getMessage() != null) ? t.getMessage() : t.getClass().getSimpleName();
-		if (root != t && root.getMessage() != null && !message.contains(root.getMessage())) {
-			message += ": " + root.getMessage();
-		}
-		return message;
-	}
-
-	static Throwable unwrap(Throwable error) {
-		Throwable t = error;
-		while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-			t = t.getCause();
-		}
-		return t;
 	}
 
 	@Override

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class ReleaseSignals {
 
-	private final List<RedisNode> nodes;
+	private final List<? extends Channels> nodes;
 
 	/**
 	 * Channel to the wake-up of its current wait; an entry exists only while someone
@@ -27,7 +27,7 @@ final class ReleaseSignals {
 	 */
 	private final ConcurrentHashMap<String, List<CompletableFuture<Void>>> subscriptions = new ConcurrentHashMap<>();
 
-	ReleaseSignals(List<RedisNode> nodes) {
+	ReleaseSignals(List<? extends Channels> nodes) {
 		this.nodes = nodes;
 	}
 
@@ -36,7 +36,7 @@ final class ReleaseSignals {
 		CompletableFuture<Void> any = new CompletableFuture<>();
 		AtomicInteger failed = new AtomicInteger();
 		List<CompletableFuture<Void>> each = new ArrayList<>(this.nodes.size());
-		for (RedisNode node : this.nodes) {
+		for (Channels node : this.nodes) {
 			CompletableFuture<Void> subscribed = node.subscribe(channel);
 			each.add(subscribed);
 			subscribed.whenComplete((ok, error) -> {
@@ -76,7 +76,7 @@ final class ReleaseSignals {
 		this.waiting.remove(channel);
 		List<CompletableFuture<Void>> each = this.subscriptions.remove(channel);
 		for (int i = 0; i < this.nodes.size(); i++) {
-			RedisNode node = this.nodes.get(i);
+			Channels node = this.nodes.get(i);
 			if (each == null) {
 				node.unsubscribe(channel);
 			}

@@ -23,12 +23,12 @@ import io.netty.util.TimerTask;
  * failed. Lettuce completes node futures on its I/O threads, so nothing here blocks.
  * <p>
  * An answer is a vote, yes or no, only if it came back on the connection the command was
- * sent on ({@link RedisNode#sameConnection(long)}) and, in a round of voters, from a node
- * the restart guard lets vote when it answers. Lettuce sends the commands in flight at a
+ * sent on ({@link Node#sameConnection(long)}) and, in a round of voters, from a node the
+ * restart guard lets vote when it answers. Lettuce sends the commands in flight at a
  * disconnect again after it reconnects, perhaps to a restarted, empty server: such an
  * answer counts as a failure, never as a vote.
  */
-final class Round implements TimerTask {
+final class Round<N extends Node> implements TimerTask {
 
 	/** What one node that answered said; a failure is kept as its {@link Throwable}. */
 	enum Vote {
@@ -54,7 +54,7 @@ final class Round implements TimerTask {
 	/** Most nodes a round can count with {@link #BITS}-bit counts. */
 	static final int MAX_NODES = MASK;
 
-	private final List<RedisNode> nodes;
+	private final List<? extends N> nodes;
 
 	private final int quorum;
 
@@ -62,7 +62,7 @@ final class Round implements TimerTask {
 	 * Told of every node that failed or timed out; a node held back by the guard is no
 	 * error.
 	 */
-	private final BiConsumer<RedisNode, Throwable> onNodeError;
+	private final BiConsumer<? super N, Throwable> onNodeError;
 
 	/**
 	 * Per-node answer: null until answered, then a {@link Vote} or the {@link Throwable}.
@@ -80,7 +80,7 @@ final class Round implements TimerTask {
 
 	private volatile Timeout deadline;
 
-	private Round(List<RedisNode> nodes, int quorum, BiConsumer<RedisNode, Throwable> onNodeError) {
+	private Round(List<? extends N> nodes, int quorum, BiConsumer<? super N, Throwable> onNodeError) {
 		this.nodes = nodes;
 		this.quorum = quorum;
 		this.onNodeError = onNodeError;
@@ -96,16 +96,16 @@ final class Round implements TimerTask {
 	 * @param votesNow whether a node may vote when it answers (the restart guard, a
 	 * duplicate entry); null when every answer counts
 	 */
-	static <T> CompletableFuture<Tally> run(List<RedisNode> nodes, int quorum,
-			Function<RedisNode, ? extends CompletionStage<T>> command, Predicate<? super T> took, long timeoutNanos,
-			Predicate<RedisNode> votesNow, Deadlines deadlines, BiConsumer<RedisNode, Throwable> onNodeError) {
+	static <N extends Node, T> CompletableFuture<Tally> run(List<? extends N> nodes, int quorum,
+			Function<? super N, ? extends CompletionStage<T>> command, Predicate<? super T> took, long timeoutNanos,
+			Predicate<? super N> votesNow, Timers timers, BiConsumer<? super N, Throwable> onNodeError) {
 		if (nodes.size() > MAX_NODES) {
 			throw new IllegalArgumentException("a round counts at most " + MAX_NODES + " nodes, got " + nodes.size());
 		}
-		Round round = new Round(nodes, quorum, onNodeError);
+		Round<N> round = new Round<>(nodes, quorum, onNodeError);
 		for (int i = 0; i < nodes.size(); i++) {
 			int index = i;
-			RedisNode node = nodes.get(i);
+			N node = nodes.get(i);
 			long sent = System.nanoTime();
 			// before sending: an answer votes only if no reconnect came in between
 			long epoch = node.epoch();
@@ -137,7 +137,7 @@ final class Round implements TimerTask {
 					}
 				}
 				else {
-					answer = RedisNode.unwrap(error);
+					answer = Futures.unwrap(error);
 				}
 				if (answer instanceof Vote) {
 					node.recordLatency(System.nanoTime() - sent);
@@ -149,7 +149,7 @@ final class Round implements TimerTask {
 			});
 		}
 		if (!round.decided.isDone()) {
-			round.deadline = deadlines.after(timeoutNanos, round);
+			round.deadline = timers.after(timeoutNanos, round);
 			if (round.decided.isDone()) {
 				round.deadline.cancel();
 			}
@@ -215,7 +215,7 @@ final class Round implements TimerTask {
 			return expired ? "no answer in time" : "no answer yet";
 		}
 		// Redis's own error text (NOAUTH, WRONGTYPE, OOM, READONLY...), not a wrapper's
-		return RedisNode.reason((Throwable) answer);
+		return Futures.reason((Throwable) answer);
 	}
 
 	/**

@@ -1,6 +1,34 @@
 /**
- * The lock engine: Redis nodes over Lettuce, Lua scripts, the Redlock quorum, waiting,
- * renewal and fencing. Usable without Spring through
- * {@link io.quorumlock.redis.QuorumLockEngine}.
+ * The lock engine, usable without Spring through
+ * {@link io.quorumlock.redis.QuorumLockEngine}. A reading map, the Redlock steps in
+ * order, each with the type that does it:
+ * <ol>
+ * <li>Settings: {@code QuorumLockEngine.Builder} collects them, {@code EngineSettings}
+ * checks them ({@link io.quorumlock.redis.NodeUri}, {@link io.quorumlock.LockRules}) and
+ * fixes the {@code RestartGuard}; {@code QuorumLockEngine} wires the parts below.</li>
+ * <li>Request: {@code RequestResolver} resolves the options (request, instance, defaults)
+ * and the Redis keys ({@code LockKeys}); {@code Reentry} finds a lease already in scope
+ * on this thread.</li>
+ * <li>Acquire: {@code Acquirer} starts an {@code Acquisition} with a new token
+ * ({@code Tokens}): per key in sorted order, the local queue ({@code LocalGates}), then
+ * rounds of {@code SET NX PX} ({@code Voters#acquire}) until a quorum grants the key
+ * within its validity ({@code Validity}); contention subscribes to the key's release
+ * channel ({@code ReleaseSignals}) and waits for it or a jittered back-off
+ * ({@code Timers}); a multi-key grant proves its earlier keys.</li>
+ * <li>Rounds: {@code Voters} is the one interface in front of Redis; {@code RedisVoters}
+ * runs each as a {@code Round} (one deadline, epochs, votes counted) over the
+ * {@code RedisNode}s, holding back the nodes {@code HeldBack} names (restart guard,
+ * {@code SameServer}).</li>
+ * <li>Hand-off: {@code Handoff} and {@code CallerThreads} give the lease to the caller
+ * off the I/O threads, {@code Listeners} on their own thread first; {@code Futures} holds
+ * the await-and-rethrow rules.</li>
+ * <li>Hold: {@code LeaseWatchdog} renews ({@code Voters#extend}) or watches the expiry;
+ * {@code Losses} declares a lease lost; {@code Fencing} computes fencing tokens.</li>
+ * <li>Release: {@code Releaser} deletes the keys ({@code Voters#release}, redone when a
+ * node comes back) or keeps them for {@code MinimumHold}, then frees the local
+ * gates.</li>
+ * <li>Status: {@code EngineStatus} (nodes, leases, force-unlock, leak scan);
+ * {@code Connections} creates, connects, maintains and closes the nodes.</li>
+ * </ol>
  */
 package io.quorumlock.redis;

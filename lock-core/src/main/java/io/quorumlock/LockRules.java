@@ -1,0 +1,109 @@
+package io.quorumlock;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The rules that tie a lock's timing options to each other and to the node timeout,
+ * written once with one message each, for every layer that checks them: the engine's
+ * builder and its per-request resolution, the configuration properties and the annotation
+ * checks. Each {@code …Problem} method returns what is wrong, with the figures, or empty
+ * when the rule holds; a layer puts its own subject in front (a setting, a property, a
+ * method) and throws its own exception type.
+ */
+public final class LockRules {
+
+	private LockRules() {
+	}
+
+	/**
+	 * A lease must be longer than three node timeouts: renewal runs every lease/3, and
+	 * each of its rounds may take a node timeout.
+	 * @param lease the lease
+	 * @param nodeTimeout the node timeout
+	 * @return what is wrong, or empty
+	 */
+	public static Optional<String> leaseProblem(Duration lease, Duration nodeTimeout) {
+		if (lease.toNanos() > 3 * nodeTimeout.toNanos()) {
+			return Optional.empty();
+		}
+		return Optional.of("lease " + lease.toMillis() + " ms is too short for node timeout " + nodeTimeout.toMillis()
+				+ " ms: the node timeout must be below a third of every lease");
+	}
+
+	/**
+	 * {@code holdAtMost} bounds renewal, so it must not be shorter than one lease.
+	 * @param holdAtMost the bound on renewal
+	 * @param lease the lease
+	 * @return what is wrong, or empty
+	 */
+	public static Optional<String> holdAtMostProblem(Duration holdAtMost, Duration lease) {
+		if (holdAtMost.compareTo(lease) >= 0) {
+			return Optional.empty();
+		}
+		return Optional
+			.of("holdAtMost " + holdAtMost.toMillis() + " ms is shorter than lease " + lease.toMillis() + " ms");
+	}
+
+	/**
+	 * {@code holdAtLeast} must not be negative, nor longer than a lease that is not
+	 * renewed (the key would expire first).
+	 * @param holdAtLeast the minimum hold
+	 * @param lease the lease
+	 * @param renew whether the lease is renewed
+	 * @return what is wrong, or empty
+	 */
+	public static Optional<String> holdAtLeastProblem(Duration holdAtLeast, Duration lease, boolean renew) {
+		if (holdAtLeast.isNegative()) {
+			return Optional.of("holdAtLeast must not be negative, was " + holdAtLeast);
+		}
+		if (renew || holdAtLeast.compareTo(lease) <= 0) {
+			return Optional.empty();
+		}
+		return Optional.of("holdAtLeast " + holdAtLeast.toMillis() + " ms is longer than the lease " + lease.toMillis()
+				+ " ms without renewal: the key would expire first; lengthen the lease or turn renewal on");
+	}
+
+	/**
+	 * Check every rule on options whose lease and renewal are resolved.
+	 * @param where what the options belong to, put in front of the message (for example
+	 * {@code defaults} or a lock's description)
+	 * @param options resolved options: a lease is set
+	 * @param nodeTimeout the node timeout
+	 * @throws IllegalArgumentException naming {@code where} and the figures of the first
+	 * rule broken
+	 */
+	public static void check(String where, LockOptions options, Duration nodeTimeout) {
+		Optional<String> problem = problem(options, nodeTimeout);
+		if (problem.isPresent()) {
+			throw new IllegalArgumentException(where + ": " + problem.get());
+		}
+	}
+
+	/**
+	 * The first rule that resolved options break, in the order lease, holdAtMost,
+	 * holdAtLeast.
+	 * @param options resolved options: a lease is set (renewal defaults to on)
+	 * @param nodeTimeout the node timeout
+	 * @return what is wrong, or empty
+	 */
+	public static Optional<String> problem(LockOptions options, Duration nodeTimeout) {
+		// on every request: plain ifs, no lambdas
+		Optional<Duration> leaseOption = options.lease();
+		if (leaseOption.isEmpty()) {
+			return Optional.of("the lease is not resolved");
+		}
+		Duration lease = leaseOption.get();
+		Optional<String> problem = leaseProblem(lease, nodeTimeout);
+		Optional<Duration> holdAtMost = options.holdAtMost();
+		if (problem.isEmpty() && holdAtMost.isPresent()) {
+			problem = holdAtMostProblem(holdAtMost.get(), lease);
+		}
+		if (problem.isEmpty()) {
+			problem = holdAtLeastProblem(options.holdAtLeast().orElse(Duration.ZERO), lease,
+					options.renew().orElse(true));
+		}
+		return problem;
+	}
+
+}

@@ -1,0 +1,97 @@
+package io.quorumlock.redis;
+
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+import io.netty.util.Timeout;
+import io.netty.util.TimerTask;
+
+/**
+ * {@link Timers} on one daemon scheduler thread and a timing wheel ({@link Deadlines}),
+ * both registered as engine threads so that callers' code never runs on them.
+ */
+final class EngineTimers implements Timers, AutoCloseable {
+
+	private final ScheduledThreadPoolExecutor scheduler;
+
+	private final Deadlines deadlines;
+
+	private final LongSupplier clock;
+
+	private final long retryMinNanos;
+
+	private final long retryMaxNanos;
+
+	EngineTimers(CallerThreads threads, LongSupplier clock, long retryMinNanos, long retryMaxNanos) {
+		this.clock = clock;
+		this.retryMinNanos = retryMinNanos;
+		this.retryMaxNanos = retryMaxNanos;
+		this.scheduler = new ScheduledThreadPoolExecutor(1, (runnable) -> {
+			Thread thread = new Thread(runnable, "quorumlock-scheduler");
+			thread.setDaemon(true);
+			return threads.register(thread);
+		});
+		this.scheduler.setRemoveOnCancelPolicy(true);
+		this.deadlines = new Deadlines("quorumlock-deadlines", threads::register);
+	}
+
+	@Override
+	public long nanoTime() {
+		return this.clock.getAsLong();
+	}
+
+	@Override
+	public long retryDelayNanos() {
+		if (this.retryMaxNanos <= this.retryMinNanos) {
+			return this.retryMinNanos;
+		}
+		return ThreadLocalRandom.current().nextLong(this.retryMinNanos, this.retryMaxNanos + 1);
+	}
+
+	@Override
+	public Future<?> schedule(Runnable task, long delayNanos) {
+		return this.scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+	}
+
+	@Override
+	public void execute(Runnable task) {
+		this.scheduler.execute(task);
+	}
+
+	@Override
+	public void runOnScheduler(Runnable task) {
+		try {
+			this.scheduler.execute(task);
+		}
+		catch (RejectedExecutionException ex) {
+			// closed: nothing is watched any more
+		}
+	}
+
+	@Override
+	public Timeout after(long delayNanos, TimerTask task) {
+		return this.deadlines.after(delayNanos, task);
+	}
+
+	/** The scheduler, for the nodes' background work and for tests. */
+	ScheduledThreadPoolExecutor scheduler() {
+		return this.scheduler;
+	}
+
+	/** Stop both threads; pending tasks are dropped. */
+	@Override
+	public void close() {
+		this.scheduler.shutdownNow();
+		this.deadlines.close();
+	}
+
+	/** Wait for the scheduler thread to end, as far as the timeout allows. */
+	void awaitTermination() throws InterruptedException {
+		this.scheduler.awaitTermination(2, TimeUnit.SECONDS);
+	}
+
+}

@@ -1,0 +1,44 @@
+package io.quorumlock.redis;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What a granted {@link RedisLease} asks of the engine: its release, its fencing token,
+ * and the clock its validity is read against. One instance per engine, shared by every
+ * lease.
+ */
+final class Leases {
+
+	private final Releaser releaser;
+
+	private final Fencing fencing;
+
+	private final Timers timers;
+
+	Leases(Releaser releaser, Fencing fencing, Timers timers) {
+		this.releaser = releaser;
+		this.fencing = fencing;
+		this.timers = timers;
+	}
+
+	long nanoTime() {
+		return this.timers.nanoTime();
+	}
+
+	void release(RedisLease lease) {
+		this.releaser.release(lease);
+	}
+
+	CompletableFuture<Void> releaseForCaller(RedisLease lease) {
+		return this.releaser.releaseForCaller(lease);
+	}
+
+	long fencingToken(RedisLease lease) {
+		return this.fencing.tokenForCaller(lease);
+	}
+
+	CompletableFuture<Long> fencingTokenAsync(RedisLease lease) {
+		return this.fencing.tokenAsync(lease);
+	}
+
+}

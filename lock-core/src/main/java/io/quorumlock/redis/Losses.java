@@ -1,0 +1,33 @@
+package io.quorumlock.redis;
+
+import java.lang.System.Logger.Level;
+
+import io.quorumlock.LeaseLostException;
+
+/**
+ * Declares a lease lost, once: it turns invalid at once, the loss is logged and the
+ * listeners are told.
+ */
+final class Losses {
+
+	private static final System.Logger log = System.getLogger(QuorumLockEngine.class.getName());
+
+	private final Listeners listener;
+
+	Losses(Listeners listener) {
+		this.listener = listener;
+	}
+
+	/** Mark a lease lost (once); returns the loss, for the caller to throw. */
+	LeaseLostException lose(RedisLease lease, String why) {
+		LeaseLostException loss = new LeaseLostException(lease.request().describe() + ": lease lost, " + why);
+		if (lease.markLost(loss)) {
+			log.log(Level.WARNING, loss.getMessage());
+			this.listener.onLost(lease.request().request(), lease, loss);
+			return loss;
+		}
+		LeaseLostException earlier = lease.lost();
+		return (earlier != null) ? earlier : loss;
+	}
+
+}

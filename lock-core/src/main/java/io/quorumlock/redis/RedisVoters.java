@@ -1,0 +1,182 @@
+package io.quorumlock.redis;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * {@link Voters} on Lettuce nodes: each round is a {@link Round} over the
+ * {@link RedisNode}s, the voting ones held back as {@link HeldBack} says (checked when a
+ * command is sent, and again by the round when each node answers).
+ */
+final class RedisVoters implements Voters {
+
+	/** A script's answer that it took effect. */
+	static final Predicate<Long> ONE = (answer) -> answer == 1L;
+
+	private static final Predicate<Long> NOT_NEGATIVE = (answer) -> answer >= 0;
+
+	/**
+	 * How late Redis may answer a {@code WAIT} past its own timeout: a server checks
+	 * blocked clients' timeouts on its timer, every {@code 1000 / hz} ms (100 ms at the
+	 * default {@code hz 10}), so a 100 ms {@code WAIT} can answer after nearly 200 ms.
+	 */
+	private static final long WAIT_TIMER_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+	private final List<RedisNode> nodes;
+
+	private final int quorum;
+
+	private final HeldBack heldBack;
+
+	private final Timers timers;
+
+	private final BiConsumer<RedisNode, Throwable> onNodeError;
+
+	private final int syncReplicas;
+
+	private final long nodeTimeoutNanos;
+
+	private final Predicate<RedisNode> votesNow;
+
+	RedisVoters(List<RedisNode> nodes, HeldBack heldBack, Timers timers, Listeners listener, int syncReplicas,
+			long nodeTimeoutNanos) {
+		this.nodes = nodes;
+		this.quorum = nodes.size() / 2 + 1;
+		this.heldBack = heldBack;
+		this.timers = timers;
+		this.onNodeError = (node, error) -> listener.onNodeError(node.address(), error);
+		this.syncReplicas = syncReplicas;
+		this.nodeTimeoutNanos = nodeTimeoutNanos;
+		this.votesNow = heldBack::votes;
+	}
+
+	@Override
+	public int size() {
+		return this.nodes.size();
+	}
+
+	@Override
+	public int quorum() {
+		return this.quorum;
+	}
+
+	@Override
+	public int votingNow() {
+		int voting = 0;
+		for (RedisNode node : this.nodes) {
+			voting += this.heldBack.votes(node) ? 1 : 0;
+		}
+		return voting;
+	}
+
+	@Override
+	public long writeRoundNanos() {
+		return (this.syncReplicas == 0) ? this.nodeTimeoutNanos : 2 * this.nodeTimeoutNanos + WAIT_TIMER_SLACK_NANOS;
+	}
+
+	/**
+	 * With sync-replicas the deadline covers the write, the {@code WAIT} and the server's
+	 * timer slack, so a refused {@code WAIT} is heard as a refusal and not as silence;
+	 * the time spent still comes off the validity.
+	 */
+	@Override
+	public CompletableFuture<Round.Tally> acquire(String key, String token, long leaseMillis) {
+		if (this.syncReplicas == 0) {
+			return voting((node) -> node.setIfAbsent(key, token, leaseMillis), RedisNode::isSet, this.nodeTimeoutNanos);
+		}
+		return voting((node) -> node.setIfAbsent(key, token, leaseMillis, this.syncReplicas, waitMillis()),
+				RedisNode::isSet, writeRoundNanos());
+	}
+
+	@Override
+	public CompletableFuture<Round.Tally> extend(String key, String token, String leaseMillis) {
+		return write(Script.EXTEND, new String[] { key }, ONE, ONE, token, leaseMillis);
+	}
+
+	@Override
+	public CompletableFuture<Round.Tally> release(String key, String token, long leaseNanos) {
+		String channel = LockKeys.channel(key);
+		return all(this.quorum, (node) -> node.evalRedone(Script.RELEASE, leaseNanos, key, token, channel), ONE);
+	}
+
+	@Override
+	public CompletableFuture<Round.Tally> keep(String key, String token, long keepMillis) {
+		String millis = Long.toString(keepMillis);
+		return all(this.quorum, (node) -> node.eval(Script.HOLD, key, token, millis), ONE);
+	}
+
+	@Override
+	public CompletableFuture<Round.Tally> fenceIncrement(String key, String token, String ttlMillis, AtomicLong max) {
+		return write(Script.FENCE_INCREMENT, new String[] { key, LockKeys.fenceKey(key) }, NOT_NEGATIVE, (value) -> {
+			if (value < 0) {
+				return false;
+			}
+			max.accumulateAndGet(value, Math::max);
+			return true;
+		}, token, ttlMillis);
+	}
+
+	@Override
+	public CompletableFuture<Round.Tally> fenceRaise(String key, String token, String value, String ttlMillis) {
+		return write(Script.FENCE_RAISE, new String[] { key, LockKeys.fenceKey(key) }, ONE, ONE, token, value,
+				ttlMillis);
+	}
+
+	@Override
+	public CompletableFuture<Round.Tally> forceRelease(String key) {
+		String channel = LockKeys.channel(key);
+		// every node's answer counts here, so the round waits for all of them
+		return all(this.nodes.size(), (node) -> node.eval(Script.FORCE_RELEASE, key, channel), ONE);
+	}
+
+	/**
+	 * A round of a script whose writes a later grant relies on, on the voting nodes. With
+	 * sync-replicas each node runs it on its replicated-writes connection, followed there
+	 * by {@code WAIT}, and votes only once the replicas acknowledged it, so that a
+	 * failover to a replica keeps it.
+	 * @param wrote whether an answer means the script wrote something to wait for
+	 * @param took whether an answer is a yes vote
+	 */
+	private CompletableFuture<Round.Tally> write(Script script, String[] keys, Predicate<Long> wrote,
+			Predicate<Long> took, String... args) {
+		if (this.syncReplicas == 0) {
+			return voting((node) -> node.eval(script, keys, args), took, this.nodeTimeoutNanos);
+		}
+		return voting((node) -> node.evalReplicated(script, keys, wrote, this.syncReplicas, waitMillis(), args), took,
+				writeRoundNanos());
+	}
+
+	/** The {@code WAIT} timeout: the node timeout. */
+	private long waitMillis() {
+		return Math.max(1, TimeUnit.NANOSECONDS.toMillis(this.nodeTimeoutNanos));
+	}
+
+	/** A round on every node, voting or not, with the node timeout as the deadline. */
+	private <T> CompletableFuture<Round.Tally> all(int votesNeeded,
+			Function<RedisNode, ? extends CompletionStage<T>> command, Predicate<? super T> took) {
+		return Round.run(this.nodes, votesNeeded, command, took, this.nodeTimeoutNanos, null, this.timers,
+				this.onNodeError);
+	}
+
+	/**
+	 * A round on the nodes that may vote; the others are neither sent the command nor
+	 * counted.
+	 */
+	private <T> CompletableFuture<Round.Tally> voting(Function<RedisNode, ? extends CompletionStage<T>> command,
+			Predicate<? super T> took, long timeoutNanos) {
+		if (this.heldBack.isOff()) {
+			return Round.run(this.nodes, this.quorum, command, took, timeoutNanos, null, this.timers, this.onNodeError);
+		}
+		return Round.run(this.nodes, this.quorum,
+				(node) -> this.heldBack.votes(node) ? command.apply(node)
+						: CompletableFuture.<T>failedFuture(this.heldBack.reason(node)),
+				took, timeoutNanos, this.votesNow, this.timers, this.onNodeError);
+	}
+
+}

@@ -1,0 +1,87 @@
+package io.quorumlock.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import io.quorumlock.LockKeyException;
+import io.quorumlock.LockOptions;
+import io.quorumlock.LockRequest;
+import io.quorumlock.LockRules;
+
+/**
+ * Request resolution: each option from the request, else the per-name instance options,
+ * else the engine's defaults; the Redis key names; and the checks a request must pass
+ * before anything is sent ({@link LockRules}, the key length, the restart guard).
+ */
+final class RequestResolver {
+
+	private final String keyPrefix;
+
+	private final LockOptions defaults;
+
+	private final Map<String, LockOptions> instances;
+
+	private final Duration nodeTimeout;
+
+	private final int maxKeyLength;
+
+	/** Single mode on a Redis Cluster: lock keys must hash to one non-empty tag. */
+	private final boolean cluster;
+
+	private final RestartGuard guard;
+
+	RequestResolver(EngineSettings settings) {
+		this.keyPrefix = settings.keyPrefix();
+		this.defaults = settings.defaults();
+		this.instances = settings.instances();
+		this.nodeTimeout = settings.nodeTimeout();
+		this.maxKeyLength = settings.maxKeyLength();
+		this.cluster = settings.isCluster();
+		this.guard = settings.guard();
+	}
+
+	/** Resolve options (request, then instance by name, then defaults) and check them. */
+	ResolvedRequest resolve(LockRequest request) {
+		LockOptions options = request.options()
+			.orElse(this.instances.getOrDefault(request.name(), LockOptions.none()))
+			.orElse(this.defaults);
+		String[] redisKeys = new String[request.keys().size()];
+		for (int i = 0; i < redisKeys.length; i++) {
+			String key = request.keys().get(i);
+			if (key.length() > this.maxKeyLength) {
+				throw new LockKeyException(tooLong(request, key));
+			}
+			redisKeys[i] = this.cluster ? LockKeys.clusterLockKey(this.keyPrefix, request.name(), key)
+					: LockKeys.lockKey(this.keyPrefix, request.name(), key);
+		}
+		ResolvedRequest resolved = new ResolvedRequest(request, List.of(redisKeys), options.lease().orElseThrow(),
+				options.waitAtMost().orElseThrow(), options.renew().orElseThrow(), options.holdAtMost(),
+				options.holdAtLeast().orElse(Duration.ZERO));
+		Optional<String> problem = LockRules.problem(options, this.nodeTimeout);
+		if (problem.isPresent()) {
+			throw new IllegalArgumentException(resolved.describe() + ": " + problem.get());
+		}
+		this.guard.check(resolved);
+		return resolved;
+	}
+
+	/** The request's description for a message, even if it does not resolve. */
+	String describeQuietly(LockRequest request) {
+		try {
+			return resolve(request).describe();
+		}
+		catch (RuntimeException ex) {
+			return request.toString();
+		}
+	}
+
+	private String tooLong(LockRequest request, String key) {
+		String name = request.name().isEmpty() ? "" : "'" + request.name() + "' ";
+		return "lock " + name + "key '" + key.substring(0, Math.min(32, key.length())) + "...' is " + key.length()
+				+ " characters long, above the maximum of " + this.maxKeyLength
+				+ " (quorumlock.max-key-length, QuorumLockEngine.Builder.maxKeyLength)";
+	}
+
+}

@@ -1,0 +1,70 @@
+package io.quorumlock.redis;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The one narrow interface between the Redlock algorithm and Redis: each method fans one
+ * command out to the nodes in parallel with one deadline and completes, never
+ * exceptionally, with the {@link Round.Tally} counted against the quorum. "Voting" rounds
+ * go only to the nodes that may vote now (restart guard, a master listed twice); the
+ * others go to every node, since a node held back may still hold a key. The Lettuce
+ * implementation is {@link RedisVoters}; tests use a scripted fake.
+ */
+interface Voters {
+
+	/** Number of nodes, N. */
+	int size();
+
+	/** Votes a grant needs, N/2+1. */
+	int quorum();
+
+	/** Nodes that may vote now. */
+	int votingNow();
+
+	/**
+	 * The deadline of a write round: with sync-replicas it also covers the {@code WAIT}.
+	 */
+	long writeRoundNanos();
+
+	/**
+	 * {@code SET key token NX PX lease} (then {@code WAIT} with sync-replicas), voting.
+	 */
+	CompletableFuture<Round.Tally> acquire(String key, String token, long leaseMillis);
+
+	/** Compare-and-extend to the lease, voting; a write a later grant relies on. */
+	CompletableFuture<Round.Tally> extend(String key, String token, String leaseMillis);
+
+	/**
+	 * Compare-and-delete and publish, on every node; a node that fails it without a reply
+	 * is sent it again when back, while a SET of this lease could still be alive there.
+	 */
+	CompletableFuture<Round.Tally> release(String key, String token, long leaseNanos);
+
+	/** Compare-and-{@code PEXPIRE} to {@code keepMillis} (holdAtLeast), on every node. */
+	CompletableFuture<Round.Tally> keep(String key, String token, long keepMillis);
+
+	/**
+	 * Fencing step 1, voting: increment the key's counter where this token holds the key,
+	 * raising {@code max} to each node's counter.
+	 */
+	CompletableFuture<Round.Tally> fenceIncrement(String key, String token, String ttlMillis, AtomicLong max);
+
+	/**
+	 * Fencing step 3, voting: raise the counter to {@code value} where this token holds
+	 * the key.
+	 */
+	CompletableFuture<Round.Tally> fenceRaise(String key, String token, String value, String ttlMillis);
+
+	/**
+	 * Delete a key whoever holds it, on every node, waiting for every answer (an
+	 * operator's force-unlock).
+	 */
+	CompletableFuture<Round.Tally> forceRelease(String key);
+
+	/** One line per failed node of a tally, for messages; empty if none failed. */
+	static String failures(Round.Tally tally) {
+		return tally.failures().isEmpty() ? "" : " (" + String.join("; ", tally.failures()) + ")";
+	}
+
+}

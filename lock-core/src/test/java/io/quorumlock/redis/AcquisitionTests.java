@@ -1,0 +1,135 @@
+package io.quorumlock.redis;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import org.junit.jupiter.api.Test;
+
+import io.quorumlock.LockNotAcquiredException;
+import io.quorumlock.QuorumUnavailableException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The acquisition state machine against scripted rounds and a fake clock: grants,
+ * contention and wake-ups, waits and validities running out, the multi-key proof.
+ */
+class AcquisitionTests {
+
+	private static final Duration LEASE = Duration.ofSeconds(3);
+
+	private final EngineParts parts = new EngineParts(3);
+
+	@Test
+	void quorumWithinTheValidityGrantsAndHoldsTheGate() {
+		CompletableFuture<RedisLease> result = this.parts.start(EngineParts.request(LEASE, Duration.ZERO, "k"));
+		RedisLease lease = result.join();
+		assertThat(lease.isValid()).isTrue();
+		assertThat(this.parts.gates.gate("lock:{k}").lease).isSameAs(lease);
+		assertThat(this.parts.voters.calls).containsExactly("acquire lock:{k}");
+		lease.release();
+		assertThat(this.parts.voters.calls).containsExactly("acquire lock:{k}", "release lock:{k}");
+		assertThat(this.parts.gates.size()).isZero();
+	}
+
+	@Test
+	void contentionSubscribesThenAReleaseWakesTheWaiterBeforeItsBackOff() {
+		this.parts.voters.thenAcquire(1, 2);
+		CompletableFuture<Round.Tally> second = this.parts.voters.thenAcquireLater();
+		CompletableFuture<RedisLease> result = this.parts
+			.start(EngineParts.request(LEASE, Duration.ofSeconds(10), "k"));
+		assertThat(this.parts.signals.isSubscribed(LockKeys.channel("lock:{k}"))).isTrue();
+		second.complete(this.parts.voters.tally(0, 3));
+		this.parts.timers.runDue();
+		assertThat(result).isNotDone();
+		// the holder's release is published: the waiter tries again at once
+		this.parts.signals.onMessage(LockKeys.channel("lock:{k}"));
+		this.parts.timers.runDue();
+		assertThat(result).isCompleted();
+		assertThat(this.parts.voters.count("acquire lock:{k}")).isEqualTo(3);
+		// the first round's lone yes was undone; the channel is let go once granted
+		assertThat(this.parts.voters.count("release lock:{k}")).isOne();
+		assertThat(this.parts.signals.subscribed()).isZero();
+	}
+
+	@Test
+	void waitRunningOutFailsAsHeldElsewhere() {
+		this.parts.voters.otherwise = this.parts.voters.tally(0, 3);
+		CompletableFuture<RedisLease> result = this.parts
+			.start(EngineParts.request(LEASE, Duration.ofMillis(100), "k"));
+		this.parts.timers.advanceMillis(99);
+		assertThat(result).isNotDone();
+		this.parts.timers.advanceMillis(50);
+		assertThatExceptionOfType(CompletionException.class).isThrownBy(result::join)
+			.withCauseInstanceOf(LockNotAcquiredException.class)
+			.withMessageContaining("not acquired, held elsewhere: acquired 0 of 3 nodes, quorum 2");
+		assertThat(this.parts.gates.size()).isZero();
+		assertThat(this.parts.signals.subscribed()).isZero();
+	}
+
+	@Test
+	void quorumGrantedTooLateForTheValidityIsUndone() {
+		CompletableFuture<Round.Tally> round = this.parts.voters.thenAcquireLater();
+		CompletableFuture<RedisLease> result = this.parts.start(EngineParts.request(LEASE, Duration.ZERO, "k"));
+		// lease 3000 ms less drift (30 ms + 2 ms): nothing left after 2968 ms
+		this.parts.timers.advanceMillis(2968);
+		round.complete(this.parts.voters.tally(3, 0));
+		assertThatExceptionOfType(CompletionException.class).isThrownBy(result::join)
+			.withMessageContaining("validity exhausted by acquisition time");
+		assertThat(this.parts.voters.calls).containsExactly("acquire lock:{k}", "release lock:{k}");
+	}
+
+	@Test
+	void tooFewAnswersFailAsQuorumUnavailable() {
+		this.parts.voters.thenAcquire(1, 0);
+		CompletableFuture<RedisLease> result = this.parts.start(EngineParts.request(LEASE, Duration.ZERO, "k"));
+		assertThatExceptionOfType(CompletionException.class).isThrownBy(result::join)
+			.withCauseInstanceOf(QuorumUnavailableException.class)
+			.withMessageContaining("quorum unavailable: acquired 1 of 3 nodes, quorum 2, 1 answered")
+			.withMessageContaining("node1: no answer in time; node2: no answer in time");
+	}
+
+	@Test
+	void laterKeyTakenAfterAThirdOfTheLeaseProvesTheEarlierOnes() {
+		long start = this.parts.timers.nanoTime();
+		this.parts.voters.thenAcquire(3, 0);
+		CompletableFuture<Round.Tally> onB = this.parts.voters.thenAcquireLater();
+		CompletableFuture<RedisLease> result = this.parts.start(EngineParts.request(LEASE, Duration.ZERO, "a", "b"));
+		// less than two thirds of a's validity is left when b is granted: prove a first
+		this.parts.timers.advanceMillis(1100);
+		onB.complete(this.parts.voters.tally(3, 0));
+		RedisLease lease = result.join();
+		assertThat(this.parts.voters.calls).containsExactly("acquire lock:{a}", "acquire lock:{b}", "extend lock:{a}");
+		// valid until the earliest of b's own validity and the proof's
+		assertThat(lease.validUntil()).isEqualTo(this.parts.validity.validUntil(start, LEASE.toNanos()));
+	}
+
+	@Test
+	void laterKeyTakenEarlyNeedsNoProof() {
+		this.parts.voters.thenAcquire(3, 0);
+		CompletableFuture<Round.Tally> onB = this.parts.voters.thenAcquireLater();
+		CompletableFuture<RedisLease> result = this.parts.start(EngineParts.request(LEASE, Duration.ZERO, "a", "b"));
+		this.parts.timers.advanceMillis(900);
+		onB.complete(this.parts.voters.tally(3, 0));
+		assertThat(result.join().isValid()).isTrue();
+		assertThat(this.parts.voters.calls).containsExactly("acquire lock:{a}", "acquire lock:{b}");
+	}
+
+	@Test
+	void failedProofUndoesEveryKeyAndTakesThemAgainInOrder() {
+		this.parts.voters.thenAcquire(3, 0);
+		CompletableFuture<Round.Tally> onB = this.parts.voters.thenAcquireLater();
+		this.parts.voters.thenExtend(1, 2);
+		CompletableFuture<RedisLease> result = this.parts
+			.start(EngineParts.request(LEASE, Duration.ofSeconds(10), "a", "b"));
+		this.parts.timers.advanceMillis(1100);
+		onB.complete(this.parts.voters.tally(3, 0));
+		this.parts.timers.runDue();
+		assertThat(result.join().isValid()).isTrue();
+		assertThat(this.parts.voters.calls).containsExactly("acquire lock:{a}", "acquire lock:{b}", "extend lock:{a}",
+				"release lock:{a}", "release lock:{b}", "acquire lock:{a}", "acquire lock:{b}");
+	}
+
+}

@@ -1,0 +1,178 @@
+package io.quorumlock.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import io.lettuce.core.RedisCommandExecutionException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A round without Redis: scripted nodes whose answers the test completes, one deadline on
+ * a fake clock.
+ */
+class RoundTests {
+
+	private static final long TIMEOUT = TimeUnit.MILLISECONDS.toNanos(50);
+
+	private final ManualTimers timers = new ManualTimers();
+
+	private final List<FakeNode> nodes = List.of(new FakeNode("a"), new FakeNode("b"), new FakeNode("c"));
+
+	private final List<String> errors = new ArrayList<>();
+
+	/** A node whose answer is a future the test completes. */
+	static final class FakeNode implements Node {
+
+		private final String address;
+
+		long epoch;
+
+		CompletableFuture<String> reply;
+
+		FakeNode(String address) {
+			this.address = address;
+		}
+
+		@Override
+		public String address() {
+			return this.address;
+		}
+
+		@Override
+		public long epoch() {
+			return this.epoch;
+		}
+
+		@Override
+		public boolean sameConnection(long epoch) {
+			return this.epoch == epoch;
+		}
+
+		@Override
+		public void recordLatency(long nanos) {
+		}
+
+		CompletableFuture<String> send() {
+			this.reply = new CompletableFuture<>();
+			return this.reply;
+		}
+
+	}
+
+	private CompletableFuture<Round.Tally> round(int quorum) {
+		return Round.run(this.nodes, quorum, FakeNode::send, "OK"::equals, TIMEOUT, null, this.timers,
+				(node, error) -> this.errors.add(node.address() + ": " + error.getMessage()));
+	}
+
+	@Test
+	void quorumOfYesDecidesBeforeTheLastAnswer() {
+		CompletableFuture<Round.Tally> round = round(2);
+		this.nodes.get(0).reply.complete("OK");
+		assertThat(round).isNotDone();
+		this.nodes.get(2).reply.complete("OK");
+		assertThat(round).isCompleted();
+		Round.Tally tally = round.join();
+		assertThat(tally.reached()).isTrue();
+		assertThat(tally.figures()).isEqualTo("2 of 3 nodes, quorum 2");
+		assertThat(this.timers.pending()).as("the deadline is cancelled").isZero();
+	}
+
+	@Test
+	void quorumOfAnswersThatCannotSayYesDecidesAsContended() {
+		CompletableFuture<Round.Tally> round = round(2);
+		this.nodes.get(0).reply.complete("OK");
+		this.nodes.get(1).reply.complete(null);
+		assertThat(round).isNotDone();
+		this.nodes.get(2).reply.complete(null);
+		Round.Tally tally = round.join();
+		assertThat(tally.reached()).isFalse();
+		assertThat(tally.yes()).isOne();
+		assertThat(tally.no()).isEqualTo(2);
+		assertThat(tally.failures()).isEmpty();
+	}
+
+	@Test
+	void deadlineDecidesWithWhatWasHeardAndNamesTheSilentNodes() {
+		CompletableFuture<Round.Tally> round = round(2);
+		this.nodes.get(0).reply.complete("OK");
+		this.timers.advance(TIMEOUT - 1);
+		assertThat(round).isNotDone();
+		this.timers.advance(1);
+		Round.Tally tally = round.join();
+		assertThat(tally.reached()).isFalse();
+		assertThat(tally.answered()).isOne();
+		assertThat(tally.failures()).containsExactly("b: no answer in time", "c: no answer in time");
+		assertThat(this.errors).containsExactly("b: no answer within the node timeout",
+				"c: no answer within the node timeout");
+	}
+
+	@Test
+	void lateVoteAfterTheDeadlineChangesNothing() {
+		CompletableFuture<Round.Tally> round = round(2);
+		this.nodes.get(0).reply.complete("OK");
+		this.timers.advance(TIMEOUT);
+		this.nodes.get(1).reply.complete("OK");
+		assertThat(round.join().yes()).isOne();
+		assertThat(round.join().reached()).isFalse();
+	}
+
+	@Test
+	void lostReplyIsAFailureInRedissOwnWords() {
+		CompletableFuture<Round.Tally> round = round(2);
+		this.nodes.get(0).reply.completeExceptionally(new RedisCommandExecutionException("NOPERM no scripts"));
+		this.nodes.get(1).reply.complete("OK");
+		this.nodes.get(2).reply.complete("OK");
+		Round.Tally tally = round.join();
+		assertThat(tally.reached()).isTrue();
+		assertThat(tally.failures()).containsExactly("a: NOPERM no scripts");
+		assertThat(this.errors).containsExactly("a: NOPERM no scripts");
+	}
+
+	@Test
+	void answerAfterAReconnectIsNotAVote() {
+		CompletableFuture<Round.Tally> round = round(2);
+		this.nodes.get(0).epoch++; // the connection dropped and came back under the
+									// command
+		this.nodes.get(0).reply.complete("OK");
+		this.nodes.get(1).reply.complete("OK");
+		this.nodes.get(2).reply.complete(null);
+		Round.Tally tally = round.join();
+		assertThat(tally.yes()).isOne();
+		assertThat(tally.reached()).isFalse();
+		assertThat(tally.failures()).singleElement().asString().contains("reconnected while the command was in flight");
+	}
+
+	@Test
+	void nodeHeldBackWhenItAnswersIsNeitherAVoteNorAnError() {
+		FakeNode heldBack = this.nodes.get(1);
+		CompletableFuture<Round.Tally> round = Round.run(this.nodes, 2, FakeNode::send, "OK"::equals, TIMEOUT,
+				(node) -> node != heldBack, this.timers, (node, error) -> this.errors.add(node.address()));
+		this.nodes.get(0).reply.complete("OK");
+		heldBack.reply.complete("OK");
+		this.nodes.get(2).reply.complete(null);
+		Round.Tally tally = round.join();
+		assertThat(tally.yes()).isOne();
+		assertThat(tally.failures()).singleElement().asString().startsWith("b: no longer voting");
+		assertThat(this.errors).isEmpty();
+	}
+
+	@Test
+	void commandThatThrowsCountsAsAFailedNode() {
+		CompletableFuture<Round.Tally> round = Round.run(this.nodes, 2, (node) -> {
+			if (node.address().equals("a")) {
+				throw new IllegalStateException("closed");
+			}
+			return node.send();
+		}, "OK"::equals, TIMEOUT, null, this.timers, (node, error) -> this.errors.add(node.address()));
+		this.nodes.get(1).reply.complete("OK");
+		this.nodes.get(2).reply.complete("OK");
+		assertThat(round.join().reached()).isTrue();
+		assertThat(this.errors).containsExactly("a");
+	}
+
+}

@@ -1,0 +1,144 @@
+package io.quorumlock.redis;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A scripted fake of {@link Voters}: every call is recorded ({@code "acquire k"},
+ * {@code "release k"}, ...); an acquire or extend round answers with the next scripted
+ * outcome (a future the test may complete later), else every node says yes. Releases,
+ * holds and fencing answer yes at once.
+ */
+final class ScriptedVoters implements Voters {
+
+	private final int nodes;
+
+	private final int quorum;
+
+	private final Deque<CompletableFuture<Round.Tally>> acquires = new ArrayDeque<>();
+
+	private final Deque<CompletableFuture<Round.Tally>> extensions = new ArrayDeque<>();
+
+	final List<String> calls = new ArrayList<>();
+
+	int voting;
+
+	/** What an unscripted acquire round answers; null for every node saying yes. */
+	Round.Tally otherwise;
+
+	long fencingCounter = 100;
+
+	ScriptedVoters(int nodes) {
+		this.nodes = nodes;
+		this.quorum = nodes / 2 + 1;
+		this.voting = nodes;
+	}
+
+	Round.Tally tally(int yes, int no) {
+		List<String> failures = new ArrayList<>();
+		for (int i = yes + no; i < this.nodes; i++) {
+			failures.add("node" + i + ": no answer in time");
+		}
+		return new Round.Tally(this.nodes, this.quorum, yes, no, failures);
+	}
+
+	/** The next acquire round answers this, at once. */
+	ScriptedVoters thenAcquire(int yes, int no) {
+		this.acquires.add(CompletableFuture.completedFuture(tally(yes, no)));
+		return this;
+	}
+
+	/** The next acquire round answers when the test completes the returned future. */
+	CompletableFuture<Round.Tally> thenAcquireLater() {
+		CompletableFuture<Round.Tally> later = new CompletableFuture<>();
+		this.acquires.add(later);
+		return later;
+	}
+
+	/** The next extend round answers this, at once. */
+	ScriptedVoters thenExtend(int yes, int no) {
+		this.extensions.add(CompletableFuture.completedFuture(tally(yes, no)));
+		return this;
+	}
+
+	long count(String call) {
+		return this.calls.stream().filter(call::equals).count();
+	}
+
+	private CompletableFuture<Round.Tally> yes() {
+		return CompletableFuture.completedFuture(tally(this.nodes, 0));
+	}
+
+	@Override
+	public int size() {
+		return this.nodes;
+	}
+
+	@Override
+	public int quorum() {
+		return this.quorum;
+	}
+
+	@Override
+	public int votingNow() {
+		return this.voting;
+	}
+
+	@Override
+	public long writeRoundNanos() {
+		return 50_000_000L;
+	}
+
+	@Override
+	public CompletableFuture<Round.Tally> acquire(String key, String token, long leaseMillis) {
+		this.calls.add("acquire " + key);
+		CompletableFuture<Round.Tally> next = this.acquires.poll();
+		if (next != null) {
+			return next;
+		}
+		return (this.otherwise != null) ? CompletableFuture.completedFuture(this.otherwise) : yes();
+	}
+
+	@Override
+	public CompletableFuture<Round.Tally> extend(String key, String token, String leaseMillis) {
+		this.calls.add("extend " + key);
+		CompletableFuture<Round.Tally> next = this.extensions.poll();
+		return (next != null) ? next : yes();
+	}
+
+	@Override
+	public CompletableFuture<Round.Tally> release(String key, String token, long leaseNanos) {
+		this.calls.add("release " + key);
+		return yes();
+	}
+
+	@Override
+	public CompletableFuture<Round.Tally> keep(String key, String token, long keepMillis) {
+		this.calls.add("keep " + key + " " + keepMillis);
+		return yes();
+	}
+
+	@Override
+	public CompletableFuture<Round.Tally> fenceIncrement(String key, String token, String ttlMillis, AtomicLong max) {
+		this.calls.add("fenceIncrement " + key);
+		max.accumulateAndGet(++this.fencingCounter, Math::max);
+		return yes();
+	}
+
+	@Override
+	public CompletableFuture<Round.Tally> fenceRaise(String key, String token, String value, String ttlMillis) {
+		this.calls.add("fenceRaise " + key + " " + value);
+		return yes();
+	}
+
+	@Override
+	public CompletableFuture<Round.Tally> forceRelease(String key) {
+		this.calls.add("forceRelease " + key);
+		return yes();
+	}
+
+}

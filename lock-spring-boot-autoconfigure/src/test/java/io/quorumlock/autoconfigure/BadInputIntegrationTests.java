@@ -148,7 +148,7 @@ class BadInputIntegrationTests {
 					.defaults(LockOptions.none().lease(Duration.ofMillis(150)))
 					.build(),
 				IllegalArgumentException.class,
-				"defaults: nodeTimeout 50 ms must be below a third of the lease 150 ms"));
+				"defaults: lease 150 ms is too short for node timeout 50 ms: the node timeout must be below a third of every lease"));
 		all.add(new Case("builder: node timeout not below a third of an instance lease",
 				() -> QuorumLockEngine.builder()
 					.nodes(CLOSED)
@@ -156,13 +156,13 @@ class BadInputIntegrationTests {
 					.instance("orders", LockOptions.none().lease(Duration.ofSeconds(3)))
 					.build(),
 				IllegalArgumentException.class,
-				"instance 'orders': nodeTimeout 1000 ms must be below a third of the lease 3000 ms"));
+				"instance 'orders': lease 3000 ms is too short for node timeout 1000 ms: the node timeout must be below a third of every lease"));
 		all.add(new Case("builder: default holdAtMost shorter than the lease",
 				() -> QuorumLockEngine.builder()
 					.nodes(CLOSED)
 					.defaults(LockOptions.none().holdAtMost(Duration.ofSeconds(10)))
 					.build(),
-				IllegalArgumentException.class, "defaults: holdAtMost 10000 ms is shorter than the lease 30000 ms"));
+				IllegalArgumentException.class, "defaults: holdAtMost 10000 ms is shorter than lease 30000 ms"));
 		all.add(new Case("builder: default holdAtLeast longer than an unrenewed lease",
 				() -> QuorumLockEngine.builder()
 					.nodes(CLOSED)

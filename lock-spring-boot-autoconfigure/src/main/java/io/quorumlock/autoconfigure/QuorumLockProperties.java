@@ -21,8 +21,8 @@ import io.quorumlock.redis.OnLeaseLost;
 public class QuorumLockProperties {
 
 	/**
-	 * Whether to enable distributed locks: the engine, the {@code @DistributedLock}
-	 * aspect and the start-up checks.
+	 * Whether to enable distributed locks: the engine, the @DistributedLock aspect and
+	 * the start-up checks.
 	 */
 	private boolean enabled = true;
 

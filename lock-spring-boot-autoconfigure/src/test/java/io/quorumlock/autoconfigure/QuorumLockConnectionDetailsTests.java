@@ -18,6 +18,7 @@ import org.springframework.boot.autoconfigure.service.connection.ConnectionDetai
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.util.ClassUtils;
 
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
@@ -27,6 +28,7 @@ import io.quorumlock.testing.RedisServers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNoException;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * {@link QuorumLockConnectionDetails}: beans of it choose quorum mode and its nodes,
@@ -111,10 +113,21 @@ class QuorumLockConnectionDetailsTests {
 			assertThat(loaded).noneMatch((factory) -> factory.getClass().getName().equals(FACTORY));
 			assertThatNoException().isThrownBy(() -> new ConnectionDetailsFactories(withoutTestcontainers));
 		}
-		// and with Testcontainers present it loads
+	}
+
+	@Test
+	void factoryLoadsWhenTestcontainersIsPresent() {
+		// this module's tests have both; a build rerunning them without says so
+		assumeThat(ClassUtils.isPresent(
+				"org.springframework.boot.testcontainers.service.connection.ContainerConnectionDetailsFactory", null)
+				&& ClassUtils.isPresent("org.testcontainers.containers.Container", null))
+			.as("Testcontainers and spring-boot-testcontainers on the test class path")
+			.isTrue();
+		List<String> failed = new ArrayList<>();
 		List<ConnectionDetailsFactory> present = SpringFactoriesLoader
 			.forDefaultResourceLocation(getClass().getClassLoader())
-			.load(ConnectionDetailsFactory.class);
+			.load(ConnectionDetailsFactory.class, (type, name, failure) -> failed.add(name));
+		assertThat(failed).doesNotContain(FACTORY);
 		assertThat(present).anyMatch((factory) -> factory.getClass().getName().equals(FACTORY));
 	}
 

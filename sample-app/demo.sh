@@ -131,13 +131,8 @@ if [[ ! -f $JAR ]] || [[ -n $(find "$ROOT/sample-app/src/main" "$ROOT/lock-sprin
 fi
 
 # --- Redis masters --------------------------------------------------------------------------
-if [[ -n ${REDIS_SERVER:-} ]]; then
-	REDIS=$REDIS_SERVER
-elif command -v redis-server >/dev/null; then
-	REDIS=$(command -v redis-server)
-else
-	REDIS=$(sample_main io.quorumlock.testing.RedisBinary "$WORK/bin")
-fi
+# the project's one binary lookup (lock-test's RedisBinary): $REDIS_SERVER, the PATH, the jar
+REDIS=$(sample_main io.quorumlock.testing.RedisBinary "$WORK/bin")
 step "starting 3 Redis masters ($REDIS)"
 for i in 0 1 2; do
 	start_master "$i"

@@ -1,5 +1,7 @@
 package io.quorumlock.autoconfigure;
 
+import java.util.List;
+
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -18,9 +20,10 @@ import io.quorumlock.aop.DeclaredLeases;
 import io.quorumlock.redis.QuorumLockEngine;
 
 /**
- * Quorum mode: the engine on the independent masters listed in {@code quorumlock.nodes},
- * with its own Lettuce resources (tuned to reconnect quickly to a restarted node) and,
- * for {@code rediss://} nodes, the trust of the SSL bundle named by
+ * Quorum mode: the engine on the independent masters listed in {@code quorumlock.nodes}
+ * (or by {@link QuorumLockConnectionDetails} beans, which take precedence), with its own
+ * Lettuce resources (tuned to reconnect quickly to a restarted node) and, for
+ * {@code rediss://} nodes, the trust of the SSL bundle named by
  * {@code quorumlock.ssl.bundle}. Its restart guard covers every lease declared: the
  * instance leases, every {@code @DistributedLock} method's (read from the bean
  * definitions before the engine is built), and {@code quorumlock.lease} when it is set or
@@ -34,7 +37,8 @@ class QuorumModeConfiguration {
 	@Bean(destroyMethod = "close")
 	QuorumLockEngine quorumLockEngine(QuorumLockProperties properties, ObjectProvider<LockListener> listeners,
 			ObjectProvider<QuorumLockEngineCustomizer> customizers, ObjectProvider<SslBundles> sslBundles,
-			ListableBeanFactory beanFactory, Environment environment) {
+			ObjectProvider<QuorumLockConnectionDetails> connectionDetails, ListableBeanFactory beanFactory,
+			Environment environment) {
 		QuorumLockEngineConfigurer configurer = new QuorumLockEngineConfigurer(properties, listeners, customizers);
 		configurer.validate();
 		// the restart guard covers every lease declared, annotated ones included
@@ -44,7 +48,7 @@ class QuorumModeConfiguration {
 			declared.checkCoveredBy(properties.getRejoinDelay());
 		}
 		QuorumLockEngine.Builder builder = QuorumLockEngine.builder()
-			.redisUris(QuorumNodes.toRedisUris(properties.getNodes()))
+			.redisUris(QuorumNodes.toRedisUris(nodes(properties, connectionDetails)))
 			.restartGuardFromDeclaredLeases()
 			.declaredLeases(declared.leases())
 			.freshMasterRunIds(properties.getFreshMasterRunIds());
@@ -63,6 +67,22 @@ class QuorumModeConfiguration {
 	/** Whether {@code quorumlock.lease} is set rather than defaulted. */
 	static boolean leaseIsSet(Environment environment) {
 		return Binder.get(environment).bind("quorumlock.lease", Bindable.of(String.class)).isBound();
+	}
+
+	/**
+	 * The nodes of every {@link QuorumLockConnectionDetails} bean, without repeats, in
+	 * place of {@code quorumlock.nodes} when there is any such bean.
+	 */
+	static List<QuorumLockProperties.Node> nodes(QuorumLockProperties properties,
+			ObjectProvider<QuorumLockConnectionDetails> connectionDetails) {
+		List<String> uris = connectionDetails.orderedStream()
+			.flatMap((details) -> details.nodeUris().stream())
+			.distinct()
+			.toList();
+		if (uris.isEmpty()) {
+			return properties.getNodes();
+		}
+		return uris.stream().map(QuorumLockProperties.Node::new).toList();
 	}
 
 }

@@ -55,7 +55,7 @@ class ClusterSingleModeIntegrationTests {
 	}
 
 	@Nested
-	class Contract extends DistributedLockRegistryContract {
+	class Contract extends RedisRegistryContract {
 
 		@Override
 		RedisServers redis() {

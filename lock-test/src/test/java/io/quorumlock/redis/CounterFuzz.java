@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
+import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
 import io.quorumlock.LockRequest;
 
@@ -29,14 +30,14 @@ final class CounterFuzz {
 	private CounterFuzz() {
 	}
 
-	static void run(ExecutorService pool, QuorumLockEngine one, QuorumLockEngine other, Supplier<LockRequest> request)
-			throws Exception {
+	static void run(ExecutorService pool, DistributedLockRegistry one, DistributedLockRegistry other,
+			Supplier<LockRequest> request) throws Exception {
 		int[] counter = { 0 };
 		AtomicInteger inside = new AtomicInteger();
 		AtomicInteger overlaps = new AtomicInteger();
 		List<Future<?>> done = new ArrayList<>();
 		for (int t = 0; t < THREADS; t++) {
-			QuorumLockEngine engine = (t % 2 == 0) ? one : other;
+			DistributedLockRegistry engine = (t % 2 == 0) ? one : other;
 			done.add(pool.submit(() -> {
 				for (int i = 0; i < PER_THREAD; i++) {
 					try (Lease lease = engine.acquire(request.get().waitAtMost(Duration.ofSeconds(30)))) {

@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class QuorumLockEngineIntegrationTests {
 
 	@Nested
-	class SingleNode extends DistributedLockRegistryContract {
+	class SingleNode extends RedisRegistryContract {
 
 		@RegisterExtension
 		static final RedisServers redis = RedisServers.start(1);
@@ -36,7 +36,7 @@ class QuorumLockEngineIntegrationTests {
 	}
 
 	@Nested
-	class ThreeNodes extends DistributedLockRegistryContract {
+	class ThreeNodes extends RedisRegistryContract {
 
 		@RegisterExtension
 		static final RedisServers redis = RedisServers.start(3);
@@ -55,7 +55,7 @@ class QuorumLockEngineIntegrationTests {
 	}
 
 	@Nested
-	class FiveNodes extends DistributedLockRegistryContract {
+	class FiveNodes extends RedisRegistryContract {
 
 		@RegisterExtension
 		static final RedisServers redis = RedisServers.start(5);
@@ -73,7 +73,7 @@ class QuorumLockEngineIntegrationTests {
 	}
 
 	@Nested
-	class ThreeNodesOneKilled extends DistributedLockRegistryContract {
+	class ThreeNodesOneKilled extends RedisRegistryContract {
 
 		@RegisterExtension
 		static final RedisServers redis = RedisServers.start(3);

@@ -63,11 +63,12 @@ final class Fencing {
 	 * (bounded by two rounds), then restores the flag.
 	 */
 	long tokenForCaller(RedisLease lease) {
-		CompletableFuture<Long> token = lease.fencing(() -> token(lease));
-		if (!token.isDone()) {
+		// checked before the computation starts: once started, its reply may race this
+		// thread and make a blocking call on an I/O thread pass only by luck
+		if (lease.knownFencingToken().isEmpty()) {
 			this.threads.checkMayBlock("fencingToken() of " + lease.request().describe(), "fencingTokenAsync()");
 		}
-		return Futures.await(token, null);
+		return Futures.await(lease.fencing(() -> token(lease)), null);
 	}
 
 	CompletableFuture<Long> token(RedisLease lease) {

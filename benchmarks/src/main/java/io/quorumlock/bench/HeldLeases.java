@@ -67,7 +67,8 @@ final class HeldLeases {
 				RedisStats stats = new RedisStats(uris)) {
 			for (int i = 0; i < 500; i++) {
 				// one at a time first: a cold JVM may miss the 50 ms node timeout
-				holder.release(holder.acquireAll(1, (n) -> "warmup:"));
+				String name = "warmup-one:" + i;
+				holder.release(holder.acquireAll(1, (n) -> name));
 			}
 			holder.release(holder.acquireAll(Math.min(count, 2_000), (i) -> "warmup:" + i));
 			long heapBefore = ScaleSupport.retainedHeap();

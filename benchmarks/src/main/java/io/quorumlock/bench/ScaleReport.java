@@ -150,9 +150,9 @@ final class ScaleReport {
 			Map<String, Object> h = healthy(r.get("candidate"));
 			boolean stalled = "stalled".equals(r.get("state"));
 			md.append(row(r.get("candidate"), r.get("state"), f(r, "p50Us", 0), f(r, "p99Us", 0),
-					f(r, "opsPerSecond", 0), stalled ? fmt(num(r, "p50Us") / num(h, "p50Us"), 2) + "×" : "1",
+					f(r, "opsPerSecond", 0), stalled ? times(num(r, "p50Us") / num(h, "p50Us")) : "1",
 					stalled ? fmt((num(r, "p99Us") - num(h, "p99Us")) / 1000, 2) : "—",
-					stalled ? fmt(num(r, "opsPerSecond") / num(h, "opsPerSecond"), 2) + "×" : "1",
+					stalled ? times(num(r, "opsPerSecond") / num(h, "opsPerSecond")) : "1",
 					fmt(num(r, "stuck") + num(r, "stuckThreads"), 0), f(r, "probeHandovers", 0),
 					f(r, "violations", 0)));
 		}
@@ -165,10 +165,10 @@ final class ScaleReport {
 		Map<String, Object> floor = first(find("processes", is("candidate", "floor")));
 		for (Map<String, Object> r : find("processes", (x) -> true)) {
 			md.append(row(r.get("candidate"), f(r, "opsPerSecond", 0),
-					fmt(num(r, "opsPerSecond") / num(floor, "opsPerSecond"), 2) + "×",
-					fmt(num(r, "waitP50Us") / 1000, 2), fmt(num(r, "waitP99Us") / 1000, 2),
-					fmt(num(r, "waitP999Us") / 1000, 2), fmt(num(r, "waitMaxUs") / 1000, 1), f(r, "fairness", 2),
-					r.get("opsPerClient"), f(r, "timeouts", 0), f(r, "violations", 0)));
+					times(num(r, "opsPerSecond") / num(floor, "opsPerSecond")), fmt(num(r, "waitP50Us") / 1000, 2),
+					fmt(num(r, "waitP99Us") / 1000, 2), fmt(num(r, "waitP999Us") / 1000, 2),
+					fmt(num(r, "waitMaxUs") / 1000, 1), f(r, "fairness", 2), r.get("opsPerClient"), f(r, "timeouts", 0),
+					f(r, "violations", 0)));
 		}
 		md.append("\n### Targets (issue 19)\n\n| target | measured | status |\n|---|---|---|\n");
 		for (Map<String, Object> t : this.targets.list()) {
@@ -200,6 +200,10 @@ final class ScaleReport {
 
 	private static String f(Map<String, Object> row, String key, int decimals) {
 		return fmt(num(row, key), decimals);
+	}
+
+	static String times(double ratio) {
+		return Double.isNaN(ratio) ? "—" : fmt(ratio, 2) + "×";
 	}
 
 	static String fmt(double value, int decimals) {

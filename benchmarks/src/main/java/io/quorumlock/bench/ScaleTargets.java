@@ -110,7 +110,7 @@ final class ScaleTargets {
 			return;
 		}
 		double ratio = num(q, "opsPerSecond") / num(floor, "opsPerSecond");
-		target("4 client processes, one key: hand-overs ≥ 1.0× floor", fmt(ratio, 2) + "×", ratio, ratio >= 1.0);
+		target("4 client processes, one key: hand-overs ≥ 1.0× floor", ScaleReport.times(ratio), ratio, ratio >= 1.0);
 		double fairness = num(q, "fairness");
 		target("4 client processes: fairness ≥ 0.85", fmt(fairness, 2), fairness, fairness >= 0.85);
 		double p999 = num(q, "waitP999Us");

@@ -92,15 +92,19 @@ final class HeldLeases {
 			long jvmCpu = ScaleSupport.processCpuNanos() - cpuBefore - sampler.cpuNanos.get();
 			RedisStats.Snapshot redis = stats.snapshot().minus(redisBefore);
 			long renewed = holder.renewed() - renewedBefore;
-			double renewedAtRedis = (double) redis.pexpires() / nodes;
+			double pexpiresPerNode = (double) redis.pexpires() / nodes;
+			// a renewal: what the client's listener counted, else one PEXPIRE per node
+			double renewals = (holder.renewed() >= 0) ? renewed : pexpiresPerNode;
+			double periods = windowSeconds * 3000.0 / lease.toMillis();
 			out.put("windowSeconds", windowSeconds);
-			out.put("renewedLeases", renewedAtRedis);
-			out.put("renewedByListener", (holder.renewed() < 0) ? "n/a" : Long.toString(renewed));
-			out.put("jvmCpuUsPerRenewal", jvmCpu / 1000.0 / Math.max(1, renewedAtRedis));
-			out.put("redisCpuUsPerRenewal", redis.cpuSeconds() * 1e6 / Math.max(1, renewedAtRedis));
+			out.put("renewals", renewals);
+			out.put("pexpiresPerNodePerRenewal", pexpiresPerNode / Math.max(1, renewals));
+			out.put("jvmCpuUsPerRenewal", jvmCpu / 1000.0 / Math.max(1, renewals));
+			out.put("redisCpuUsPerRenewal", redis.cpuSeconds() * 1e6 / Math.max(1, renewals));
+			out.put("jvmCpuUsPerLeasePerPeriod", jvmCpu / 1000.0 / held / periods);
+			out.put("redisCpuUsPerLeasePerPeriod", redis.cpuSeconds() * 1e6 / held / periods);
 			out.put("redisCommandsPerSecond", redis.commands() / windowSeconds);
-			out.put("commandsPerRenewal", redis.commands() / Math.max(1, renewedAtRedis));
-			out.put("scriptCallsPerRenewal", redis.scripts() / Math.max(1, renewedAtRedis));
+			out.put("scriptCallsPerRenewal", redis.scripts() / Math.max(1, renewals));
 			out.put("lost", holder.lost());
 			out.put("minRemainingMs", sampler.minRemaining.get());
 			long[] ttl = pttlScan(uris, holder, count, lease.toMillis());

@@ -6,8 +6,17 @@
 #   benchmarks/run.sh --smoke   every benchmark once, briefly, in-process (under a minute):
 #                               writes benchmarks/target/smoke/<date>.{json,md}; timings are printed, never asserted
 #
-# Options: --no-build uses the last build (./mvnw verify or package made it); every other option
-# goes to BenchRunner (--rounds N, --warmup 2s, --measurement 2s, --only REGEX, --out DIR, --help).
+# Then the scale scenarios of issue 19 (ScaleRunner: held leases, waiters, a stalled master,
+# contention across processes; each case in its own JVM): <date>-scale.{json,md} next to the others.
+#
+# Options: --no-build uses the last build (./mvnw verify or package made it); --held-sizes 1000,10000
+# and --waiters N go to ScaleRunner only; every other option goes to BenchRunner and ScaleRunner
+# (--rounds N, --warmup 2s, --measurement 2s, --only REGEX, --out DIR, --help). --only matches the
+# ids of both, e.g. --only '^scale-' runs only the scale scenarios.
+# The waiters scenario needs Java 21+ (virtual threads): $BENCH_VT_JAVA_HOME, else $JAVA_HOME if it is
+# 21+, else the first 21+ JDK under /usr/lib/jvm; without one it is reported as skipped.
+# The stalled-master scenario stops (SIGSTOP) the third server, by the PID started here, and resumes it
+# (SIGCONT) when done; on exit every server is resumed before it is stopped, whatever happened.
 #
 # Starts its own five redis-server masters on free loopback ports (benchmarks on N nodes use the
 # first N) and stops them, by PID, on exit. The binary: $REDIS_SERVER (a path, or "embedded"), else
@@ -20,9 +29,11 @@ build=1
 smoke=0
 out=""
 args=()
+scale_args=()
 while [[ $# -gt 0 ]]; do
 	case "$1" in
 		--no-build) build=0 ;;
+		--held-sizes | --waiters) scale_args+=("$1" "$2"); shift ;;
 		--smoke) smoke=1; args+=("$1") ;;
 		--out) out="$2"; shift ;;
 		*) args+=("$1") ;;
@@ -42,6 +53,8 @@ pids=()
 cleanup() {
 	local pid
 	for pid in ${pids[@]+"${pids[@]}"}; do
+		# a server the stalled-master scenario stopped must run again to see its SIGTERM
+		kill -CONT "$pid" 2>/dev/null || true
 		kill "$pid" 2>/dev/null || true
 	done
 	for pid in ${pids[@]+"${pids[@]}"}; do
@@ -93,6 +106,7 @@ start_server() {
 for n in 1 2 3 4 5; do start_server; done
 
 export BENCH_NODES="$(IFS=,; echo "${nodes[*]}")"
+export BENCH_PIDS="$(IFS=,; echo "${pids[*]}")"
 export BENCH_REDIS_BINARY="$redis ($redis_version)"
 if command -v git >/dev/null 2>&1 && git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
 	BENCH_COMMIT="$(git -C "$root" rev-parse --short HEAD)"
@@ -114,5 +128,32 @@ else
 	"$java" -Xmx512m -cp "$classpath" io.quorumlock.bench.BenchRunner --out "$out" ${args[@]+"${args[@]}"} 2>&1 | tee "$log" \
 		|| status=$?
 fi
+
+# the scale scenarios (issue 19); the waiters need a Java 21+
+java_feature() { # the feature release of the JDK at $1 (e.g. 25), or 0
+	local version
+	[[ -x "$1/bin/java" && -f "$1/release" ]] || { echo 0; return; }
+	version=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release")
+	echo "${version:-0}"
+}
+vt_java="none"
+for jdk in "${BENCH_VT_JAVA_HOME:-}" "${JAVA_HOME:-}" /usr/lib/jvm/*; do
+	[[ -n "$jdk" ]] || continue
+	if (( $(java_feature "$jdk") >= 21 )); then vt_java="$jdk/bin/java"; break; fi
+done
+if [[ $vt_java == none ]]; then
+	echo "run.sh: waiters scenario skipped: no JDK 21+ (set BENCH_VT_JAVA_HOME)"
+else
+	echo "run.sh: waiters scenario on $vt_java"
+fi
+scale_status=0
+if [[ $smoke == 1 ]]; then
+	"$java" -Xms256m -Xmx256m -cp "$classpath" io.quorumlock.bench.ScaleRunner --out "$out" --vt-java "$vt_java" \
+		${args[@]+"${args[@]}"} ${scale_args[@]+"${scale_args[@]}"} || scale_status=$?
+else
+	"$java" -Xmx256m -cp "$classpath" io.quorumlock.bench.ScaleRunner --out "$out" --vt-java "$vt_java" \
+		${args[@]+"${args[@]}"} ${scale_args[@]+"${scale_args[@]}"} 2>&1 | tee -a "$log" || scale_status=$?
+fi
+if (( status == 0 )); then status=$scale_status; fi
 echo "run.sh: done in $((SECONDS - started)) s (exit $status)"
 exit "$status"

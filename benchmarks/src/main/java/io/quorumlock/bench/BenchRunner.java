@@ -282,6 +282,12 @@ public final class BenchRunner {
 						* this.settings.rounds(group.scenario());
 			}
 		}
+		boolean memoryIncluded = this.settings.includes("memory/1/quorumlock") && this.settings.memoryKeys > 0;
+		if (total == 0 && !memoryIncluded) {
+			// --only selects other runners' scenarios (ScaleRunner's): no empty report
+			System.out.println("BenchRunner: no benchmark matches --only; nothing to do");
+			return 0;
+		}
 		int done = 0;
 		for (int round = 0; round < this.settings.maxRounds(); round++) {
 			for (Group group : plan) {
@@ -314,7 +320,7 @@ public final class BenchRunner {
 		}
 		Map<String, Double> memory = null;
 		String memoryFailure = null;
-		if (this.settings.includes("memory/1/quorumlock") && this.settings.memoryKeys > 0) {
+		if (memoryIncluded) {
 			System.out.printf("%n=== memory: %,d distinct keys with quorumlock (%.0f s elapsed)%n",
 					this.settings.memoryKeys, (System.nanoTime() - started) / 1e9);
 			try {

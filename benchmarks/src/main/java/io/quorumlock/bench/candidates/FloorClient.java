@@ -1,5 +1,6 @@
 package io.quorumlock.bench.candidates;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -25,8 +26,9 @@ import io.lettuce.core.resource.DefaultClientResources;
  * over one multiplexed Lettuce connection per node. With N nodes both are sent to every
  * node at once and the caller waits, at most the node timeout, until a quorum (N/2+1)
  * said yes or can no longer say yes; a failed acquisition deletes its token everywhere.
- * Nothing else: no local queueing, renewal, listeners or validity bookkeeping, and the
- * token is 128 bits from {@link ThreadLocalRandom}.
+ * Asked to wait, it retries at once until the wait is over. Nothing else: no local
+ * queueing, renewal, listeners or validity bookkeeping, and the token is 128 bits from
+ * {@link ThreadLocalRandom}.
  */
 final class FloorClient implements LockClient {
 
@@ -73,12 +75,21 @@ final class FloorClient implements LockClient {
 
 	@Override
 	public boolean withLock(String key, boolean wait, Runnable body) throws Exception {
-		if (wait) {
-			throw new UnsupportedOperationException("the floor does not wait");
-		}
+		return withLock(key, wait ? WAIT : Duration.ZERO, body);
+	}
+
+	/**
+	 * Waiting, the floor retries at once (no back-off, no queueing, no notification): the
+	 * most hand-overs a polling lock can get from Redis, and no promise of fairness.
+	 */
+	@Override
+	public boolean withLock(String key, Duration wait, Runnable body) throws Exception {
 		String token = token();
-		if (!acquire(key, token)) {
-			return false;
+		long deadline = System.nanoTime() + wait.toNanos();
+		while (!acquire(key, token)) {
+			if (System.nanoTime() - deadline >= 0) {
+				return false;
+			}
 		}
 		try {
 			body.run();

@@ -25,6 +25,19 @@ public interface LockClient extends AutoCloseable {
 	 */
 	boolean withLock(String key, boolean wait, Runnable body) throws Exception;
 
+	/**
+	 * Lock {@code key}, waiting up to {@code wait}, run {@code body}, then unlock (for
+	 * scenarios whose callers wait longer than {@link #WAIT}).
+	 * @param key the key
+	 * @param wait how long to wait at most
+	 * @param body the critical section
+	 * @return whether the lock was acquired (and so the body run)
+	 * @throws Exception from the client
+	 */
+	default boolean withLock(String key, java.time.Duration wait, Runnable body) throws Exception {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " does not wait");
+	}
+
 	@Override
 	void close();
 

@@ -30,11 +30,16 @@ final class QuorumLockClient implements LockClient {
 
 	@Override
 	public boolean withLock(String key, boolean wait, Runnable body) {
+		return withLock(key, wait ? WAIT : null, body);
+	}
+
+	@Override
+	public boolean withLock(String key, Duration wait, Runnable body) {
 		LockRequest request = LockRequest.of(key).lease(LEASE);
 		if (!this.renew) {
 			request = request.renew(false);
 		}
-		Optional<Lease> lease = this.engine.tryAcquire(wait ? request.waitAtMost(WAIT) : request);
+		Optional<Lease> lease = this.engine.tryAcquire((wait != null) ? request.waitAtMost(wait) : request);
 		if (lease.isEmpty()) {
 			return false;
 		}

@@ -46,6 +46,12 @@ final class RedissonLockClient implements LockClient {
 	@SuppressWarnings("deprecation") // RedissonRedLock: deprecated, still the Redlock of
 										// 3.x
 	public boolean withLock(String key, boolean wait, Runnable body) throws InterruptedException {
+		return withLock(key, wait ? WAIT : java.time.Duration.ZERO, body);
+	}
+
+	@Override
+	@SuppressWarnings("deprecation") // as above
+	public boolean withLock(String key, java.time.Duration wait, Runnable body) throws InterruptedException {
 		RLock lock;
 		if (this.mode == Mode.REDLOCK) {
 			RLock[] locks = new RLock[this.clients.size()];
@@ -57,7 +63,7 @@ final class RedissonLockClient implements LockClient {
 		else {
 			lock = this.clients.get(0).getLock(key);
 		}
-		long waitMillis = wait ? WAIT.toMillis() : 0;
+		long waitMillis = wait.toMillis();
 		long leaseMillis = (this.mode == Mode.LEASE) ? LEASE.toMillis() : -1;
 		if (!lock.tryLock(waitMillis, leaseMillis, TimeUnit.MILLISECONDS)) {
 			return false;

@@ -30,8 +30,13 @@ final class SpringIntegrationClient implements LockClient {
 
 	@Override
 	public boolean withLock(String key, boolean wait, Runnable body) throws InterruptedException {
+		return withLock(key, wait ? WAIT : null, body);
+	}
+
+	@Override
+	public boolean withLock(String key, java.time.Duration wait, Runnable body) throws InterruptedException {
 		Lock lock = this.registry.obtain(key);
-		if (!(wait ? lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS) : lock.tryLock())) {
+		if (!((wait != null) ? lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS) : lock.tryLock())) {
 			return false;
 		}
 		try {

@@ -1,0 +1,249 @@
+package io.quorumlock.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntFunction;
+
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+
+/**
+ * Scenario 1 of issue 19, many leases held at once: {@code HeldLeases candidate count
+ * nodes leaseMs cycles}. Warms up, takes {@code count} leases on distinct keys (256 in
+ * flight) and holds them for {@code cycles} renewal periods (lease/3 each), then prints
+ * one {@code [scale]} line:
+ * <ul>
+ * <li>heap per held lease: retained heap (after {@code System.gc()}) holding them, minus
+ * before taking them, divided by the count;</li>
+ * <li>over the hold window: this JVM's CPU (less the validity sampler's own) and the
+ * masters' CPU ({@code INFO cpu}) per renewed lease, the commands per second the masters
+ * processed (those scripts call included) and the script calls (round trips) per renewed
+ * lease; a renewed lease is one {@code PEXPIRE} at a node ({@code INFO commandstats}),
+ * divided by the nodes;</li>
+ * <li>renewals late or missed: leases lost ({@code LockListener.onLost}; quorumlock
+ * only), the least remaining validity seen by a sampler every lease/6 (quorumlock only),
+ * and, at the end, every key's {@code PTTL} on every node: keys gone ({@code lapsed}) or
+ * below half the lease ({@code late});</li>
+ * <li>mutual exclusion: a second client asks for 100 of the held keys, without waiting;
+ * each grant is a violation.</li>
+ * </ul>
+ */
+final class HeldLeases {
+
+	private static final int IN_FLIGHT = 256;
+
+	private static final int PROBES = 100;
+
+	private HeldLeases() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		String candidate = args[0];
+		int count = Integer.parseInt(args[1]);
+		int nodes = Integer.parseInt(args[2]);
+		Duration lease = Duration.ofMillis(Long.parseLong(args[3]));
+		int cycles = Integer.parseInt(args[4]);
+		String prefix = BenchNodes.key("held", candidate) + ":";
+		List<String> uris = BenchNodes.first(nodes);
+		Map<String, Object> out = ScaleSupport.values();
+		out.put("candidate", candidate);
+		out.put("leases", count);
+		out.put("nodes", nodes);
+		out.put("leaseMs", lease.toMillis());
+		try (HeldHolder holder = HeldHolder.open(candidate, uris, lease, prefix);
+				RedisStats stats = new RedisStats(uris)) {
+			for (int i = 0; i < 500; i++) {
+				// one at a time first: a cold JVM may miss the 50 ms node timeout
+				String name = "warmup-one:" + i;
+				holder.release(holder.acquireAll(1, (n) -> name));
+			}
+			holder.release(holder.acquireAll(Math.min(count, 2_000), (i) -> "warmup:" + i));
+			long heapBefore = ScaleSupport.retainedHeap();
+			long started = System.nanoTime();
+			int held = holder.acquireAll(count, Integer::toString);
+			double acquireSeconds = (System.nanoTime() - started) / 1e9;
+			long heapAfter = ScaleSupport.retainedHeap();
+			out.put("acquirePerSecond", held / acquireSeconds);
+			out.put("heapPerLeaseBytes", (double) (heapAfter - heapBefore) / held);
+
+			long windowMs = cycles * lease.toMillis() / 3;
+			Sampler sampler = new Sampler(holder, lease.toMillis() / 6);
+			RedisStats.Snapshot redisBefore = stats.snapshot();
+			long renewedBefore = holder.renewed();
+			long cpuBefore = ScaleSupport.processCpuNanos();
+			long windowStart = System.nanoTime();
+			sampler.start();
+			Thread.sleep(windowMs);
+			sampler.stop();
+			double windowSeconds = (System.nanoTime() - windowStart) / 1e9;
+			long jvmCpu = ScaleSupport.processCpuNanos() - cpuBefore - sampler.cpuNanos.get();
+			RedisStats.Snapshot redis = stats.snapshot().minus(redisBefore);
+			long renewed = holder.renewed() - renewedBefore;
+			double pexpiresPerNode = (double) redis.pexpires() / nodes;
+			// a renewal: what the client's listener counted, else one PEXPIRE per node
+			double renewals = (holder.renewed() >= 0) ? renewed : pexpiresPerNode;
+			double periods = windowSeconds * 3000.0 / lease.toMillis();
+			out.put("windowSeconds", windowSeconds);
+			out.put("renewals", renewals);
+			out.put("pexpiresPerNodePerRenewal", pexpiresPerNode / Math.max(1, renewals));
+			out.put("jvmCpuUsPerRenewal", jvmCpu / 1000.0 / Math.max(1, renewals));
+			out.put("redisCpuUsPerRenewal", redis.cpuSeconds() * 1e6 / Math.max(1, renewals));
+			out.put("jvmCpuUsPerLeasePerPeriod", jvmCpu / 1000.0 / held / periods);
+			out.put("redisCpuUsPerLeasePerPeriod", redis.cpuSeconds() * 1e6 / held / periods);
+			out.put("redisCommandsPerSecond", redis.commands() / windowSeconds);
+			out.put("scriptCallsPerRenewal", redis.scripts() / Math.max(1, renewals));
+			out.put("lost", holder.lost());
+			out.put("minRemainingMs", sampler.minRemaining.get());
+			long[] ttl = pttlScan(uris, holder, count, lease.toMillis());
+			out.put("lapsed", ttl[0]);
+			out.put("late", ttl[1]);
+			out.put("minPttlMs", ttl[2]);
+			int violations = 0;
+			for (int p = 0; p < PROBES; p++) {
+				violations += holder.probe(Integer.toString((int) ((long) p * count / PROBES))) ? 1 : 0;
+			}
+			out.put("probes", PROBES);
+			out.put("violations", violations);
+			holder.release(held);
+		}
+		ScaleSupport.emit(out);
+		System.exit(0);
+	}
+
+	/**
+	 * Every key's {@code PTTL} on every node, pipelined: keys gone, keys below half the
+	 * lease, and the least TTL seen (ms).
+	 */
+	private static long[] pttlScan(List<String> uris, HeldHolder holder, int count, long leaseMs) {
+		long gone = 0;
+		long late = 0;
+		long least = Long.MAX_VALUE;
+		RedisClient client = RedisClient.create();
+		try {
+			for (String uri : uris) {
+				try (StatefulRedisConnection<String, String> connection = client.connect(RedisURI.create(uri))) {
+					RedisAsyncCommands<String, String> async = connection.async();
+					for (int from = 0; from < count; from += 1_000) {
+						List<RedisFuture<Long>> replies = new ArrayList<>();
+						for (int i = from; i < Math.min(count, from + 1_000); i++) {
+							replies.add(async.pttl(holder.redisKey(Integer.toString(i))));
+						}
+						LettuceFutures.awaitAll(30, TimeUnit.SECONDS, replies.toArray(new RedisFuture[0]));
+						for (RedisFuture<Long> reply : replies) {
+							long ttl = reply.toCompletableFuture().join();
+							if (ttl < 0) {
+								gone++;
+							}
+							else {
+								late += (ttl < leaseMs / 2) ? 1 : 0;
+								least = Math.min(least, ttl);
+							}
+						}
+					}
+				}
+			}
+		}
+		finally {
+			client.shutdown(0, 1, TimeUnit.SECONDS);
+		}
+		return new long[] { gone, late, (least == Long.MAX_VALUE) ? -1 : least };
+	}
+
+	/**
+	 * Looks at every held lease's remaining validity every {@code periodMs}, keeping the
+	 * least seen; its own CPU is left out of the JVM's figure.
+	 */
+	private static final class Sampler implements Runnable {
+
+		final AtomicLong minRemaining = new AtomicLong(-1);
+
+		final AtomicLong cpuNanos = new AtomicLong();
+
+		private final HeldHolder holder;
+
+		private final long periodMs;
+
+		private final Thread thread = new Thread(this, "validity-sampler");
+
+		private volatile boolean stopped;
+
+		Sampler(HeldHolder holder, long periodMs) {
+			this.holder = holder;
+			this.periodMs = periodMs;
+			this.thread.setDaemon(true);
+		}
+
+		void start() {
+			this.thread.start();
+		}
+
+		void stop() throws InterruptedException {
+			this.stopped = true;
+			this.thread.interrupt();
+			this.thread.join(TimeUnit.SECONDS.toMillis(30));
+		}
+
+		@Override
+		public void run() {
+			long cpu = ScaleSupport.threadCpuNanos();
+			while (!this.stopped) {
+				long least = this.holder.leastRemainingMs();
+				if (least >= 0 && (this.minRemaining.get() < 0 || least < this.minRemaining.get())) {
+					this.minRemaining.set(least);
+				}
+				this.cpuNanos.set(ScaleSupport.threadCpuNanos() - cpu);
+				ScaleSupport.sleep(this.periodMs);
+			}
+			this.cpuNanos.set(ScaleSupport.threadCpuNanos() - cpu);
+		}
+
+	}
+
+	/**
+	 * Runs {@code action(i)} for i below {@code count}, {@value #IN_FLIGHT} in flight;
+	 * those that fail (a cold JVM on a loaded machine may miss the node timeout) are
+	 * tried again, up to three passes, then the first failure is thrown.
+	 */
+	static int acquireAll(int count, IntFunction<CompletionStage<?>> action) throws InterruptedException {
+		int[] todo = new int[count];
+		for (int i = 0; i < count; i++) {
+			todo[i] = i;
+		}
+		AtomicReference<Throwable> first = new AtomicReference<>();
+		for (int pass = 0; pass < 3 && todo.length > 0; pass++) {
+			Semaphore permits = new Semaphore(IN_FLIGHT);
+			Queue<Integer> failed = new ConcurrentLinkedQueue<>();
+			for (int i : todo) {
+				permits.acquire();
+				action.apply(i).whenComplete((ok, error) -> {
+					if (error != null) {
+						failed.add(i);
+						first.compareAndSet(null, error);
+					}
+					permits.release();
+				});
+			}
+			permits.acquire(IN_FLIGHT);
+			todo = failed.stream().mapToInt(Integer::intValue).toArray();
+		}
+		if (todo.length > 0) {
+			throw new IllegalStateException(todo.length + " of " + count + " still failing after 3 passes",
+					first.get());
+		}
+		return count;
+	}
+
+}

@@ -33,6 +33,9 @@ final class Acquirer {
 
 	private final Tokens tokens;
 
+	/** The parts of shared acquisitions: shared rounds, no local queue; made once. */
+	private volatile Acquirer shared;
+
 	Acquirer(Voters voters, LocalGates gates, ReleaseSignals signals, Timers timers, Validity validity,
 			LeaseWatchdog watchdog, Listeners listener, Releaser releaser, Leases leases, long nodeTimeoutNanos,
 			Tokens tokens) {
@@ -52,7 +55,27 @@ final class Acquirer {
 	/** Start acquiring with a new token; the result completes with the lease or fails. */
 	CompletableFuture<RedisLease> start(ResolvedRequest request) {
 		long now = this.timers.nanoTime();
-		return new Acquisition(this, request, this.tokens.next(), now).start();
+		Acquirer parts = request.isShared() ? shared() : this;
+		return new Acquisition(parts, request, this.tokens.next(), now).start();
 	}
+
+	/**
+	 * The same parts with the shared rounds ({@link Voters#shared()}) and the shared
+	 * gates (which never queue); a benign race may make it twice.
+	 */
+	private Acquirer shared() {
+		Acquirer parts = this.shared;
+		if (parts == null) {
+			parts = new Acquirer(this.voters.shared(), this.gates.of(SHARED), this.signals, this.timers, this.validity,
+					this.watchdog, this.listener, this.releaser, this.leases, this.nodeTimeoutNanos, this.tokens);
+			this.shared = parts;
+		}
+		return parts;
+	}
+
+	/** A shared request, to pick the shared gates. */
+	private static final ResolvedRequest SHARED = new ResolvedRequest(
+			io.quorumlock.LockRequest.of("-").mode(io.quorumlock.LockMode.SHARED), java.util.List.of(),
+			java.time.Duration.ofSeconds(1), java.time.Duration.ZERO, false, java.util.Optional.empty());
 
 }

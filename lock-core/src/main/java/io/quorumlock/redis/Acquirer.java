@@ -36,6 +36,9 @@ final class Acquirer {
 	/** The parts of shared acquisitions: shared rounds, no local queue; made once. */
 	private volatile Acquirer shared;
 
+	/** The parts of permit slots' tries: silent listeners; made once. */
+	private volatile Acquirer slots;
+
 	Acquirer(Voters voters, LocalGates gates, ReleaseSignals signals, Timers timers, Validity validity,
 			LeaseWatchdog watchdog, Listeners listener, Releaser releaser, Leases leases, long nodeTimeoutNanos,
 			Tokens tokens) {
@@ -55,8 +58,31 @@ final class Acquirer {
 	/** Start acquiring with a new token; the result completes with the lease or fails. */
 	CompletableFuture<RedisLease> start(ResolvedRequest request) {
 		long now = this.timers.nanoTime();
+		if (request.request().permits() > 1) {
+			return new PermitAcquisition(this, slots(), request, now).start();
+		}
 		Acquirer parts = request.isShared() ? shared() : this;
 		return new Acquisition(parts, request, this.tokens.next(), now).start();
+	}
+
+	/** One try of one permit slot, with a new token (see {@link PermitAcquisition}). */
+	CompletableFuture<RedisLease> startSlot(ResolvedRequest slot) {
+		return new Acquisition(this, slot, this.tokens.next(), this.timers.nanoTime()).start();
+	}
+
+	/**
+	 * The same parts with silent listeners, for the permit slots' tries: the listeners
+	 * hear of the permit's acquisition as a whole, not of each slot tried.
+	 */
+	private Acquirer slots() {
+		Acquirer parts = this.slots;
+		if (parts == null) {
+			parts = new Acquirer(this.voters, this.gates, this.signals, this.timers, this.validity, this.watchdog,
+					new Listeners(java.util.List.of(), null), this.releaser, this.leases, this.nodeTimeoutNanos,
+					this.tokens);
+			this.slots = parts;
+		}
+		return parts;
 	}
 
 	/**

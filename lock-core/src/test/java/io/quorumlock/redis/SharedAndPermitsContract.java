@@ -281,6 +281,111 @@ abstract class SharedAndPermitsContract {
 		assertThat(this.locks.leases()).noneMatch((held) -> held.keys().contains(redisKey("a")));
 	}
 
+	// -- permits ------------------------------------------------------------------
+
+	LockRequest permits(String key, int k) {
+		return LockRequest.of(key).name(this.name).lease(LEASE).permits(k);
+	}
+
+	@Test
+	void atMostKHoldPermitsAcrossProcessesEachOnItsOwnSlot() {
+		Lease one = this.locks.acquire(permits("a", 3));
+		Lease two = this.otherProcess.acquire(permits("a", 3));
+		Lease three = this.locks.acquire(permits("a", 3));
+		assertThat(this.otherProcess.tryAcquire(permits("a", 3))).isEmpty();
+		assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(() -> this.locks.acquire(permits("a", 3)))
+			.withMessageContaining("key '" + redisKey("a") + "'")
+			.withMessageContaining("all 3 permits held");
+		// each holder owns one slot key, in the lock key's hash slot, on a quorum (a
+		// rival's SET may reach the last node first: Redlock's usual race)
+		List<String> slots = List.of(one, two, three)
+			.stream()
+			.map((lease) -> ((RedisLease) lease).request().redisKeys().get(0))
+			.sorted()
+			.toList();
+		assertThat(slots).containsExactly(redisKey("a") + ":permit:0", redisKey("a") + ":permit:1",
+				redisKey("a") + ":permit:2");
+		for (String slot : slots) {
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> liveNodes().stream()
+					.filter((node) -> "string".equals(String.valueOf(node.call("TYPE", slot))))
+					.count() >= quorum());
+		}
+		assertThat(one.keys()).containsExactly("a");
+		two.release();
+		try (Lease four = this.otherProcess.acquire(permits("a", 3))) {
+			assertThat(((RedisLease) four).request().redisKeys())
+				.containsExactly(((RedisLease) two).request().redisKeys().get(0));
+		}
+		one.release();
+		three.release();
+	}
+
+	@Test
+	void aWaitingPermitWakesWhenAnySlotIsReleased() throws Exception {
+		Lease one = this.locks.acquire(permits("a", 2));
+		Lease two = this.locks.acquire(permits("a", 2));
+		CompletableFuture<Lease> waiting = this.otherProcess
+			.acquireAsync(permits("a", 2).waitAtMost(Duration.ofSeconds(20)));
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.otherProcess.signals().subscribed() > 0);
+		assertThat(waiting).isNotDone();
+		two.release();
+		Lease lease = waiting.get(10, TimeUnit.SECONDS);
+		assertThat(((RedisLease) lease).request().redisKeys()).isEqualTo(((RedisLease) two).request().redisKeys());
+		lease.release();
+		one.release();
+	}
+
+	@Test
+	void permitsStartAtARandomSlot() {
+		java.util.Set<String> first = new java.util.HashSet<>();
+		for (int i = 0; i < 40 && first.size() < 2; i++) {
+			try (Lease lease = this.locks.acquire(permits("a", 4))) {
+				first.add(((RedisLease) lease).request().redisKeys().get(0));
+			}
+		}
+		assertThat(first).hasSizeGreaterThan(1);
+	}
+
+	@Test
+	void aPermitHolderReentersItsPermit() {
+		Lease outer = this.locks.acquire(permits("a", 2));
+		try (CurrentLease.Scope scope = CurrentLease.bind(outer)) {
+			try (Lease inner = this.locks.acquire(permits("a", 2))) {
+				assertThat(inner).isInstanceOf(ReentrantHold.class);
+			}
+		}
+		// the other slot is still free
+		assertThat(this.otherProcess.tryAcquire(permits("a", 2))).isPresent().get().satisfies(Lease::release);
+		outer.release();
+	}
+
+	@Test
+	void permitLeasesRenewHoldAtLeastAndHaveNoFencingToken() {
+		Duration lease = Duration.ofMillis(900);
+		try (Lease renewed = this.locks.acquire(permits("a", 2).lease(lease))) {
+			await().pollDelay(Duration.ofMillis(2 * lease.toMillis()))
+				.atMost(Duration.ofSeconds(10))
+				.until(renewed::isValid);
+			assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(renewed::fencingToken)
+				.withMessageContaining("one of 2 permits");
+		}
+		Lease kept = this.locks.acquire(permits("b", 2).holdAtLeast(Duration.ofSeconds(2)));
+		Lease other = this.locks.acquire(permits("b", 2));
+		kept.release();
+		assertThat(this.otherProcess.tryAcquire(permits("b", 2))).isEmpty();
+		other.release();
+		assertThat(this.otherProcess.tryAcquire(permits("b", 2))).isPresent().get().satisfies(Lease::release);
+	}
+
+	@Test
+	void statusShowsPermitLeases() {
+		try (Lease lease = this.locks.acquire(permits("a", 2))) {
+			assertThat(this.locks.leases())
+				.anyMatch((held) -> held.keys().get(0).startsWith(redisKey("a") + ":permit:"));
+		}
+	}
+
 	static long hlen(RedisServer node, String redisKey) {
 		return ((Number) node.call("HLEN", redisKey)).longValue();
 	}

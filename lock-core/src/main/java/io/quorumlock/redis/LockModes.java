@@ -14,6 +14,23 @@ final class LockModes {
 	private LockModes() {
 	}
 
+	/** The mode's name for status and metrics: exclusive, shared or permit. */
+	static String name(ResolvedRequest request) {
+		if (request.request().permits() > 1) {
+			return "permit";
+		}
+		return request.isShared() ? "shared" : "exclusive";
+	}
+
+	/** The permit slot a permit lease owns, else empty. */
+	static java.util.OptionalInt slot(ResolvedRequest request) {
+		if (request.request().permits() <= 1) {
+			return java.util.OptionalInt.empty();
+		}
+		String key = request.redisKeys().get(0);
+		return java.util.OptionalInt.of(Integer.parseInt(key.substring(LockKeys.permitBase(key).length() + 8)));
+	}
+
 	/** Why this lease has no fencing token, or null if it may have one. */
 	static String fencingRefusal(RedisLease lease) {
 		ResolvedRequest request = lease.request();

@@ -276,7 +276,9 @@ abstract class SharedAndPermitsContract {
 	@Test
 	void statusShowsSharedLeases() {
 		try (Lease one = this.locks.acquire(shared("a")); Lease two = this.locks.acquire(shared("a"))) {
-			assertThat(this.locks.leases()).filteredOn((held) -> held.keys().contains(redisKey("a"))).hasSize(2);
+			assertThat(this.locks.leases()).filteredOn((held) -> held.keys().contains(redisKey("a")))
+				.hasSize(2)
+				.allMatch((held) -> "shared".equals(held.mode()) && held.slot().isEmpty());
 		}
 		assertThat(this.locks.leases()).noneMatch((held) -> held.keys().contains(redisKey("a")));
 	}
@@ -381,8 +383,13 @@ abstract class SharedAndPermitsContract {
 	@Test
 	void statusShowsPermitLeases() {
 		try (Lease lease = this.locks.acquire(permits("a", 2))) {
-			assertThat(this.locks.leases())
-				.anyMatch((held) -> held.keys().get(0).startsWith(redisKey("a") + ":permit:"));
+			String slotKey = ((RedisLease) lease).request().redisKeys().get(0);
+			assertThat(this.locks.leases()).filteredOn((held) -> held.keys().contains(slotKey))
+				.singleElement()
+				.satisfies((held) -> {
+					assertThat(held.mode()).isEqualTo("permit");
+					assertThat(held.slot()).hasValue(Integer.parseInt(slotKey.substring(slotKey.lastIndexOf(':') + 1)));
+				});
 		}
 	}
 

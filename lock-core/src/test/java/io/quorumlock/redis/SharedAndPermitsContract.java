@@ -405,8 +405,18 @@ abstract class SharedAndPermitsContract {
 		return String.valueOf(node.call("TYPE", redisKey(key)));
 	}
 
+	/**
+	 * Whether the key holds an exclusive request's intent mark on the node. For a moment
+	 * a node may hold a rival's exclusive SET (a plain string key, Redlock's usual race
+	 * for the last node) until that rival's undo: no mark there.
+	 */
 	boolean hasIntent(RedisServer node, String key) {
-		return ((Number) node.call("HEXISTS", redisKey(key), "w")).longValue() == 1;
+		try {
+			return ((Number) node.call("HEXISTS", redisKey(key), "w")).longValue() == 1;
+		}
+		catch (RuntimeException wrongType) {
+			return false;
+		}
 	}
 
 }

@@ -73,6 +73,23 @@ public @interface DistributedLock {
 	String holdAtLeast() default "";
 
 	/**
+	 * {@link LockMode#EXCLUSIVE} (the default): one holder at a time;
+	 * {@link LockMode#SHARED}: shared holders of a key coexist, while an exclusive holder
+	 * excludes everyone (readers and a writer of the same key).
+	 * @return the lock mode
+	 */
+	LockMode mode() default LockMode.EXCLUSIVE;
+
+	/**
+	 * At most this many holders at once (a semaphore): above 1, the lock is that many
+	 * exclusive slot locks of the key ({@code <lock key>:permit:<i>}, same hash slot), of
+	 * which each holder owns one. Only with {@link LockMode#EXCLUSIVE} and one key; a
+	 * value below 1 stops the start-up.
+	 * @return the number of holders let in at once
+	 */
+	int permits() default 1;
+
+	/**
 	 * What to do when the lock cannot be acquired.
 	 * @return the failure policy
 	 */

@@ -25,7 +25,10 @@ public interface Lease extends AutoCloseable {
 	 * from a holder whose lease silently expired. Computed on the first call.
 	 * @return the fencing token
 	 * @throws LeaseLostException if the lease no longer holds a quorum
-	 * @throws UnsupportedOperationException if this registry does not issue tokens
+	 * @throws UnsupportedOperationException if this registry does not issue tokens, or
+	 * for a {@link LockMode#SHARED shared} lease or a lease of one of several
+	 * {@link LockRequest#permits(int) permits}: tokens order the holders of one key, one
+	 * after another, which shared holders and permit holders are not
 	 * @throws IllegalStateException if called on a Redis I/O thread while the token is
 	 * not computed yet (use {@link #fencingTokenAsync()} there)
 	 */

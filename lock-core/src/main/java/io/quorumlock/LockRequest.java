@@ -16,6 +16,8 @@ import java.util.Set;
  * <pre>{@code
  * LockRequest.of("order:42").lease(Duration.ofSeconds(30)).waitAtMost(Duration.ofSeconds(5)).renew(true)
  * LockRequest.of("nightly-report").lease(Duration.ofMinutes(5)).renew(false).holdAtLeast(Duration.ofSeconds(30))
+ * LockRequest.of("catalog").mode(LockMode.SHARED)                 // a reader; writers use EXCLUSIVE
+ * LockRequest.of("exports").permits(3)                              // at most 3 holders at once
  * }</pre> Without a name, {@code LockRequest.of(k)} is the same lock as an unnamed
  * {@code @DistributedLock} whose key evaluates to {@code k}.
  */
@@ -29,11 +31,35 @@ public final class LockRequest {
 
 	private final LockOptions options;
 
+	private final LockMode mode;
+
+	private final int permits;
+
 	private LockRequest(List<String> keys, String name, String label, LockOptions options) {
+		this(keys, name, label, options, LockMode.EXCLUSIVE, 1);
+	}
+
+	private LockRequest(List<String> keys, String name, String label, LockOptions options, LockMode mode, int permits) {
+		Objects.requireNonNull(mode, "'mode' must not be null");
+		if (permits < 1) {
+			throw new IllegalArgumentException("permits must be at least 1, was " + permits + " (lock key "
+					+ keys.get(0) + "): 1 is a plain lock, k > 1 lets at most k holders in at once");
+		}
+		if (permits > 1 && mode == LockMode.SHARED) {
+			throw new IllegalArgumentException("permits = " + permits + " with mode SHARED (lock key " + keys.get(0)
+					+ "): permits bound the holders of an EXCLUSIVE lock; shared holders are unbounded, "
+					+ "so use one or the other");
+		}
+		if (permits > 1 && keys.size() > 1) {
+			throw new IllegalArgumentException("permits = " + permits + " with " + keys.size() + " keys " + keys
+					+ ": permits apply to one key at a time");
+		}
 		this.keys = keys;
 		this.name = name;
 		this.label = label;
 		this.options = options;
+		this.mode = mode;
+		this.permits = permits;
 	}
 
 	/**
@@ -92,7 +118,7 @@ public final class LockRequest {
 			throw new IllegalArgumentException("lock name '" + name
 					+ "' must not contain '{' or '}': they would move the Redis Cluster hash slot");
 		}
-		return new LockRequest(this.keys, name, this.label, this.options);
+		return new LockRequest(this.keys, name, this.label, this.options, this.mode, this.permits);
 	}
 
 	/**
@@ -103,7 +129,7 @@ public final class LockRequest {
 	 */
 	public LockRequest label(String label) {
 		Objects.requireNonNull(label, "'label' must not be null");
-		return new LockRequest(this.keys, this.name, label, this.options);
+		return new LockRequest(this.keys, this.name, label, this.options, this.mode, this.permits);
 	}
 
 	/**
@@ -113,7 +139,7 @@ public final class LockRequest {
 	 */
 	public LockRequest options(LockOptions options) {
 		Objects.requireNonNull(options, "'options' must not be null");
-		return new LockRequest(this.keys, this.name, this.label, options);
+		return new LockRequest(this.keys, this.name, this.label, options, this.mode, this.permits);
 	}
 
 	/**
@@ -165,6 +191,47 @@ public final class LockRequest {
 	 */
 	public LockRequest holdAtLeast(Duration holdAtLeast) {
 		return options(this.options.holdAtLeast(holdAtLeast));
+	}
+
+	/**
+	 * Return a copy with the given mode: {@link LockMode#SHARED} holders of a key
+	 * coexist, an {@link LockMode#EXCLUSIVE} holder (the default) excludes everyone.
+	 * @param mode the mode
+	 * @return a new request
+	 * @throws IllegalArgumentException if the mode is {@code SHARED} and
+	 * {@link #permits(int) permits} are above 1
+	 */
+	public LockRequest mode(LockMode mode) {
+		return new LockRequest(this.keys, this.name, this.label, this.options, mode, this.permits);
+	}
+
+	/**
+	 * Return a copy that lets at most {@code permits} holders in at once (a semaphore):
+	 * {@code permits} exclusive slot locks of the key, of which each holder owns one. 1
+	 * (the default) is a plain lock.
+	 * @param permits 1 or more
+	 * @return a new request
+	 * @throws IllegalArgumentException if {@code permits} is below 1, or above 1 with
+	 * mode {@code SHARED} or with several keys
+	 */
+	public LockRequest permits(int permits) {
+		return new LockRequest(this.keys, this.name, this.label, this.options, this.mode, permits);
+	}
+
+	/**
+	 * The lock mode.
+	 * @return {@link LockMode#EXCLUSIVE} unless set
+	 */
+	public LockMode mode() {
+		return this.mode;
+	}
+
+	/**
+	 * The number of holders let in at once.
+	 * @return 1 for a plain lock, else the permits
+	 */
+	public int permits() {
+		return this.permits;
 	}
 
 	/**
@@ -222,17 +289,20 @@ public final class LockRequest {
 	@Override
 	public boolean equals(Object other) {
 		return (other instanceof LockRequest that) && this.keys.equals(that.keys) && this.name.equals(that.name)
-				&& this.label.equals(that.label) && this.options.equals(that.options);
+				&& this.label.equals(that.label) && this.options.equals(that.options) && this.mode == that.mode
+				&& this.permits == that.permits;
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.keys, this.name, this.label, this.options);
+		return Objects.hash(this.keys, this.name, this.label, this.options, this.mode, this.permits);
 	}
 
 	@Override
 	public String toString() {
-		return "LockRequest[keys=" + this.keys + ", name=" + this.name + ", " + this.options + "]";
+		String mode = (this.mode == LockMode.SHARED) ? ", mode=SHARED"
+				: (this.permits > 1) ? ", permits=" + this.permits : "";
+		return "LockRequest[keys=" + this.keys + ", name=" + this.name + mode + ", " + this.options + "]";
 	}
 
 }

@@ -97,9 +97,27 @@ public interface RegistryStatus {
 	 * @param remaining validity left
 	 * @param fencingToken its fencing token if one was asked for
 	 * @param holdCount holds by its thread (re-entries plus one)
+	 * @param mode {@code exclusive}, {@code shared} or {@code permit}
+	 * @param slot the permit slot it owns, for a permit; empty otherwise
 	 */
 	record HeldLease(String lock, List<String> keys, Instant heldSince, Duration remaining, OptionalLong fencingToken,
-			int holdCount) {
+			int holdCount, String mode, java.util.OptionalInt slot) {
+
+		/**
+		 * An exclusive lease.
+		 * @param lock the lock's label (name, or class and method), never an evaluated
+		 * key
+		 * @param keys the Redis keys it holds
+		 * @param heldSince when it was granted
+		 * @param remaining validity left
+		 * @param fencingToken its fencing token if one was asked for
+		 * @param holdCount holds by its thread (re-entries plus one)
+		 */
+		public HeldLease(String lock, List<String> keys, Instant heldSince, Duration remaining,
+				OptionalLong fencingToken, int holdCount) {
+			this(lock, keys, heldSince, remaining, fencingToken, holdCount, "exclusive", java.util.OptionalInt.empty());
+		}
+
 	}
 
 }

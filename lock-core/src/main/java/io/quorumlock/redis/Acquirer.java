@@ -33,6 +33,12 @@ final class Acquirer {
 
 	private final Tokens tokens;
 
+	/** The parts of shared acquisitions: shared rounds, no local queue; made once. */
+	private volatile Acquirer shared;
+
+	/** The parts of permit slots' tries: silent listeners; made once. */
+	private volatile Acquirer slots;
+
 	Acquirer(Voters voters, LocalGates gates, ReleaseSignals signals, Timers timers, Validity validity,
 			LeaseWatchdog watchdog, Listeners listener, Releaser releaser, Leases leases, long nodeTimeoutNanos,
 			Tokens tokens) {
@@ -52,7 +58,50 @@ final class Acquirer {
 	/** Start acquiring with a new token; the result completes with the lease or fails. */
 	CompletableFuture<RedisLease> start(ResolvedRequest request) {
 		long now = this.timers.nanoTime();
-		return new Acquisition(this, request, this.tokens.next(), now).start();
+		if (request.request().permits() > 1) {
+			return new PermitAcquisition(this, slots(), request, now).start();
+		}
+		Acquirer parts = request.isShared() ? shared() : this;
+		return new Acquisition(parts, request, this.tokens.next(), now).start();
 	}
+
+	/** One try of one permit slot, with a new token (see {@link PermitAcquisition}). */
+	CompletableFuture<RedisLease> startSlot(ResolvedRequest slot) {
+		return new Acquisition(this, slot, this.tokens.next(), this.timers.nanoTime()).start();
+	}
+
+	/**
+	 * The same parts with silent listeners, for the permit slots' tries: the listeners
+	 * hear of the permit's acquisition as a whole, not of each slot tried.
+	 */
+	private Acquirer slots() {
+		Acquirer parts = this.slots;
+		if (parts == null) {
+			parts = new Acquirer(this.voters, this.gates, this.signals, this.timers, this.validity, this.watchdog,
+					new Listeners(java.util.List.of(), null), this.releaser, this.leases, this.nodeTimeoutNanos,
+					this.tokens);
+			this.slots = parts;
+		}
+		return parts;
+	}
+
+	/**
+	 * The same parts with the shared rounds ({@link Voters#shared()}) and the shared
+	 * gates (which never queue); a benign race may make it twice.
+	 */
+	private Acquirer shared() {
+		Acquirer parts = this.shared;
+		if (parts == null) {
+			parts = new Acquirer(this.voters.shared(), this.gates.of(SHARED), this.signals, this.timers, this.validity,
+					this.watchdog, this.listener, this.releaser, this.leases, this.nodeTimeoutNanos, this.tokens);
+			this.shared = parts;
+		}
+		return parts;
+	}
+
+	/** A shared request, to pick the shared gates. */
+	private static final ResolvedRequest SHARED = new ResolvedRequest(
+			io.quorumlock.LockRequest.of("-").mode(io.quorumlock.LockMode.SHARED), java.util.List.of(),
+			java.time.Duration.ofSeconds(1), java.time.Duration.ZERO, false, java.util.Optional.empty());
 
 }

@@ -196,6 +196,7 @@ final class Acquisition {
 			giveUpAfter(undo, notAcquired(why + ": acquired " + tally.figures() + Voters.failures(tally)));
 			return;
 		}
+		ExclusiveIntent.mark(this.parts, key);
 		if (!this.subscribed) {
 			// First contention: subscribe to the release channel, then try again at once,
 			// so
@@ -328,6 +329,7 @@ final class Acquisition {
 				gate.lease = lease;
 			}
 		}
+		this.parts.gates.granted(lease);
 		this.parts.watchdog.watch(lease);
 		// Listeners hear of the grant before the caller does, so that what they record is
 		// in place by the time the caller acts on it: they run on their own thread, and

@@ -64,7 +64,7 @@ final class EngineStatus {
 			}
 			held.add(new RegistryStatus.HeldLease(lease.request().request().label(), lease.request().redisKeys(),
 					wallNow.minusNanos(now - lease.acquiredAt()), lease.remaining(), lease.knownFencingToken(),
-					lease.holds().get()));
+					lease.holds().get(), LockModes.name(lease.request()), LockModes.slot(lease.request())));
 		}
 		return held;
 	}

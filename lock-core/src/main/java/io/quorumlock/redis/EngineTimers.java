@@ -45,6 +45,11 @@ final class EngineTimers implements Timers, AutoCloseable {
 	}
 
 	@Override
+	public long retryMaxNanos() {
+		return this.retryMaxNanos;
+	}
+
+	@Override
 	public long retryDelayNanos() {
 		if (this.retryMaxNanos <= this.retryMinNanos) {
 			return this.retryMinNanos;

@@ -138,9 +138,10 @@ final class LeaseWatchdog {
 		List<String> keys = lease.request().redisKeys();
 		String leaseMillis = Long.toString(lease.request().lease().toMillis());
 		CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
+		Voters voters = this.voters.of(lease.request());
 		for (int i = 0; i < rounds.length; i++) {
 			String key = keys.get(i);
-			rounds[i] = this.voters.extend(key, lease.token(), leaseMillis);
+			rounds[i] = voters.extend(key, lease.token(), leaseMillis);
 		}
 		CompletableFuture.allOf(rounds).whenComplete((ok, error) -> {
 			long now = this.timers.nanoTime();

@@ -34,10 +34,14 @@ final class Leases {
 	}
 
 	long fencingToken(RedisLease lease) {
+		LockModes.checkFencing(lease);
 		return this.fencing.tokenForCaller(lease);
 	}
 
 	CompletableFuture<Long> fencingTokenAsync(RedisLease lease) {
+		if (LockModes.fencingRefusal(lease) != null) {
+			return CompletableFuture.failedFuture(new UnsupportedOperationException(LockModes.fencingRefusal(lease)));
+		}
 		return this.fencing.tokenAsync(lease);
 	}
 

@@ -16,11 +16,37 @@ import java.util.concurrent.ConcurrentHashMap;
  * of a waiter's future: whoever completes it first (the leaver granting it, or the waiter
  * giving up) decides whether the waiter became the owner.
  */
-final class LocalGates {
+class LocalGates {
 
-	private static final CompletableFuture<Void> OWNED = CompletableFuture.completedFuture(null);
+	static final CompletableFuture<Void> OWNED = CompletableFuture.completedFuture(null);
 
 	private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
+
+	/** The gates of shared acquisitions, which never queue; null in that twin itself. */
+	private final SharedGates shared;
+
+	LocalGates() {
+		this.shared = new SharedGates(this);
+	}
+
+	/** For {@link SharedGates}. */
+	LocalGates(LocalGates exclusive) {
+		this.shared = null;
+	}
+
+	/** The gates a request goes through: the shared twin for a shared request. */
+	LocalGates of(ResolvedRequest request) {
+		return (request.isShared() && this.shared != null) ? this.shared : this;
+	}
+
+	/** A lease was granted through these gates (the grant set each gate's lease). */
+	void granted(RedisLease lease) {
+	}
+
+	/** A lease granted through these gates was released: leave its keys' gates. */
+	void released(RedisLease lease) {
+		lease.request().redisKeys().forEach(this::leave);
+	}
 
 	/**
 	 * One key's gate. {@code waiters} is touched only inside {@code compute}, and made
@@ -95,9 +121,12 @@ final class LocalGates {
 		}
 	}
 
-	/** Leases holding gates now, each once. */
+	/** Leases holding gates now (and shared leases held), each once. */
 	java.util.Collection<RedisLease> leases() {
 		java.util.Set<RedisLease> leases = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+		if (this.shared != null) {
+			leases.addAll(this.shared.leases());
+		}
 		for (Gate gate : this.gates.values()) {
 			RedisLease lease = gate.lease;
 			if (lease != null) {

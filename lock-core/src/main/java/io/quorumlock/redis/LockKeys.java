@@ -44,9 +44,31 @@ final class LockKeys {
 		return sb.append("{#").append(key).append("}#").toString();
 	}
 
-	/** Channel a release is published on, so waiters retry at once. */
+	/** Suffix of a permit slot's key, before the slot's number. */
+	private static final String PERMIT = ":permit:";
+
+	/**
+	 * Channel a release is published on, so waiters retry at once. A permit slot's
+	 * release publishes on its lock key's channel, where the permit's waiters listen.
+	 */
 	static String channel(String lockKey) {
-		return lockKey + ":released";
+		return permitBase(lockKey) + ":released";
+	}
+
+	/** The key of slot {@code slot} of a lock key's permits: same hash slot. */
+	static String permitKey(String lockKey, int slot) {
+		return lockKey + PERMIT + slot;
+	}
+
+	/**
+	 * The lock key of a permit slot's key, else the key itself. A slot's suffix follows
+	 * the hash tag's closing brace, which no derived suffix contains, so a caller's key
+	 * (inside the tag) can never pass for a slot.
+	 */
+	static String permitBase(String key) {
+		int tag = key.lastIndexOf('}');
+		int at = (tag < 0) ? -1 : key.indexOf(PERMIT, tag);
+		return (at < 0) ? key : key.substring(0, at);
 	}
 
 	/** Per-key fencing counter. */

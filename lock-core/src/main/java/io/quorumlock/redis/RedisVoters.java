@@ -44,6 +44,8 @@ final class RedisVoters implements Voters {
 
 	private final Predicate<RedisNode> votesNow;
 
+	private final SharedVoters shared = new SharedVoters(this);
+
 	RedisVoters(List<RedisNode> nodes, HeldBack heldBack, Timers timers, Listeners listener, int syncReplicas,
 			long nodeTimeoutNanos) {
 		this.nodes = nodes;
@@ -129,6 +131,18 @@ final class RedisVoters implements Voters {
 	}
 
 	@Override
+	public Voters shared() {
+		return this.shared;
+	}
+
+	/** On the voting nodes where the key is held shared; nobody waits for the answers. */
+	@Override
+	public void markIntent(String key, long ttlMillis) {
+		String millis = Long.toString(ttlMillis);
+		voting((node) -> node.eval(SharedScripts.INTENT, key, millis), ONE, this.nodeTimeoutNanos);
+	}
+
+	@Override
 	public CompletableFuture<Round.Tally> forceRelease(String key) {
 		String channel = LockKeys.channel(key);
 		// every node's answer counts here, so the round waits for all of them
@@ -143,8 +157,8 @@ final class RedisVoters implements Voters {
 	 * @param wrote whether an answer means the script wrote something to wait for
 	 * @param took whether an answer is a yes vote
 	 */
-	private CompletableFuture<Round.Tally> write(Script script, String[] keys, Predicate<Long> wrote,
-			Predicate<Long> took, String... args) {
+	CompletableFuture<Round.Tally> write(Script script, String[] keys, Predicate<Long> wrote, Predicate<Long> took,
+			String... args) {
 		if (this.syncReplicas == 0) {
 			return voting((node) -> node.eval(script, keys, args), took, this.nodeTimeoutNanos);
 		}
@@ -158,8 +172,8 @@ final class RedisVoters implements Voters {
 	}
 
 	/** A round on every node, voting or not, with the node timeout as the deadline. */
-	private <T> CompletableFuture<Round.Tally> all(int votesNeeded,
-			Function<RedisNode, ? extends CompletionStage<T>> command, Predicate<? super T> took) {
+	<T> CompletableFuture<Round.Tally> all(int votesNeeded, Function<RedisNode, ? extends CompletionStage<T>> command,
+			Predicate<? super T> took) {
 		return Round.run(this.nodes, votesNeeded, command, took, this.nodeTimeoutNanos, null, this.timers,
 				this.onNodeError);
 	}

@@ -48,7 +48,7 @@ final class Reentry {
 		if (count > 0 && count < resolved.redisKeys().size()) {
 			throw partialReentry(resolved);
 		}
-		return held;
+		return (held != null) ? held : SharedReentry.inScope(resolved);
 	}
 
 	/** A hold on a lease in scope, unless it no longer protects anything. */

@@ -87,21 +87,22 @@ final class Releaser {
 		List<String> keys = lease.request().redisKeys();
 		long leaseNanos = lease.request().lease().toNanos();
 		long keepMillis = (lost == null) ? MinimumHold.remainderMillis(lease, now) : 0;
+		Voters voters = this.voters.of(lease.request());
 		CompletableFuture<?> done;
 		if (keys.size() == 1) {
-			done = end(keys.get(0), lease.token(), keepMillis, leaseNanos);
+			done = end(voters, keys.get(0), lease.token(), keepMillis, leaseNanos);
 		}
 		else {
 			CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
 			for (int i = 0; i < rounds.length; i++) {
-				rounds[i] = end(keys.get(i), lease.token(), keepMillis, leaseNanos);
+				rounds[i] = end(voters, keys.get(i), lease.token(), keepMillis, leaseNanos);
 			}
 			done = CompletableFuture.allOf(rounds);
 		}
 		LeaseLostException loss = lost;
 		CompletableFuture<Void> released = new CompletableFuture<>();
 		done.whenComplete((ok, error) -> {
-			keys.forEach(this.gates::leave);
+			this.gates.of(lease.request()).released(lease);
 			// the listeners hear of the release before the releasing caller returns
 			this.listener.onReleased(lease.request().request(), lease,
 					Duration.ofNanos(this.timers.nanoTime() - lease.acquiredAt()), () -> {
@@ -120,9 +121,9 @@ final class Releaser {
 	 * End a lease's hold on a key: delete it, or, while {@code holdAtLeast} has
 	 * {@code keepMillis} left, let it expire then without waking anyone.
 	 */
-	private CompletableFuture<Round.Tally> end(String key, String token, long keepMillis, long leaseNanos) {
-		return (keepMillis > 0) ? this.voters.keep(key, token, keepMillis)
-				: this.voters.release(key, token, leaseNanos);
+	private static CompletableFuture<Round.Tally> end(Voters voters, String key, String token, long keepMillis,
+			long leaseNanos) {
+		return (keepMillis > 0) ? voters.keep(key, token, keepMillis) : voters.release(key, token, leaseNanos);
 	}
 
 }

@@ -20,10 +20,16 @@ record ResolvedRequest(LockRequest request, List<String> redisKeys, Duration lea
 		this(request, redisKeys, lease, waitAtMost, renew, holdAtMost, Duration.ZERO);
 	}
 
+	/** Whether it asks for a shared hold ({@link io.quorumlock.LockMode#SHARED}). */
+	boolean isShared() {
+		return this.request.mode() == io.quorumlock.LockMode.SHARED;
+	}
+
 	String describe() {
 		String name = this.request.name().isEmpty() ? this.request.label() : this.request.name();
 		return "lock " + ("unnamed".equals(name) ? "" : "'" + name + "' ") + "key "
-				+ ((this.redisKeys.size() == 1) ? "'" + this.redisKeys.get(0) + "'" : this.redisKeys.toString());
+				+ ((this.redisKeys.size() == 1) ? "'" + this.redisKeys.get(0) + "'" : this.redisKeys.toString())
+				+ (isShared() ? " (shared)" : "");
 	}
 
 }

@@ -19,6 +19,11 @@ interface Timers {
 	/** A jittered retry delay in [retry min, retry max]. */
 	long retryDelayNanos();
 
+	/** The longest retry delay. */
+	default long retryMaxNanos() {
+		return retryDelayNanos();
+	}
+
 	/** Run {@code task} on the scheduler thread after {@code delayNanos}. */
 	Future<?> schedule(Runnable task, long delayNanos);
 

@@ -62,6 +62,28 @@ interface Voters {
 	 */
 	CompletableFuture<Round.Tally> forceRelease(String key);
 
+	/**
+	 * The same rounds on shared holds ({@link io.quorumlock.LockMode#SHARED}, see
+	 * {@link SharedScripts}); the fencing rounds are not among them.
+	 * @throws UnsupportedOperationException if these voters have no shared rounds
+	 */
+	default Voters shared() {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " has no shared rounds");
+	}
+
+	/** The voters of a request: {@link #shared()} for a shared one, else these. */
+	default Voters of(ResolvedRequest request) {
+		return request.isShared() ? shared() : this;
+	}
+
+	/**
+	 * A waiting exclusive request's intent: where the key is held shared, new shared
+	 * grants are refused for {@code ttlMillis}, so that a stream of shared requests
+	 * cannot starve it. Fire and forget; by default nothing.
+	 */
+	default void markIntent(String key, long ttlMillis) {
+	}
+
 	/** One line per failed node of a tally, for messages; empty if none failed. */
 	static String failures(Round.Tally tally) {
 		return tally.failures().isEmpty() ? "" : " (" + String.join("; ", tally.failures()) + ")";

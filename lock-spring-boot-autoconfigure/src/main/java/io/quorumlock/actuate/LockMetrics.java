@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Timer;
 import io.quorumlock.LeaseLostException;
 import io.quorumlock.Lease;
 import io.quorumlock.LockListener;
+import io.quorumlock.LockMode;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockRequest;
 import io.quorumlock.QuorumUnavailableException;
@@ -23,7 +24,7 @@ import io.quorumlock.QuorumUnavailableException;
  * <ul>
  * <li>{@code distributed.lock.wait} — timer with a percentile histogram and service-level
  * buckets from 1 ms to 5 s; tags {@code lock}, {@code outcome} = acquired, timeout,
- * quorum_unavailable or error (Prometheus:
+ * quorum_unavailable or error, {@code mode} = exclusive, shared or permit (Prometheus:
  * {@code distributed_lock_wait_seconds_bucket}).</li>
  * <li>{@code distributed.lock.failures} — counter; tags {@code lock}, {@code reason} =
  * timeout, quorum_unavailable or error.</li>
@@ -120,7 +121,20 @@ public class LockMetrics implements LockListener {
 	}
 
 	private Meters meters(LockRequest request) {
-		return this.byLock.computeIfAbsent(request.label(), (lock) -> new Meters(this.registry, lock));
+		String mode = mode(request);
+		return this.byLock.computeIfAbsent(request.label() + '\u0000' + mode,
+				(labelAndMode) -> new Meters(this.registry, request.label(), mode));
+	}
+
+	/**
+	 * The {@code mode} tag: {@code exclusive}, {@code shared} or {@code permit}
+	 * (bounded).
+	 */
+	static String mode(LockRequest request) {
+		if (request.permits() > 1) {
+			return "permit";
+		}
+		return (request.mode() == LockMode.SHARED) ? "shared" : "exclusive";
 	}
 
 	@Override
@@ -193,11 +207,11 @@ public class LockMetrics implements LockListener {
 
 		final Counter lost;
 
-		Meters(MeterRegistry registry, String lock) {
-			this.acquired = wait(registry, lock, ACQUIRED);
-			this.timeout = wait(registry, lock, TIMEOUT);
-			this.quorumUnavailable = wait(registry, lock, QUORUM_UNAVAILABLE);
-			this.error = wait(registry, lock, ERROR);
+		Meters(MeterRegistry registry, String lock, String mode) {
+			this.acquired = wait(registry, lock, ACQUIRED, mode);
+			this.timeout = wait(registry, lock, TIMEOUT, mode);
+			this.quorumUnavailable = wait(registry, lock, QUORUM_UNAVAILABLE, mode);
+			this.error = wait(registry, lock, ERROR, mode);
 			this.timeouts = failures(registry, lock, TIMEOUT);
 			this.quorumUnavailables = failures(registry, lock, QUORUM_UNAVAILABLE);
 			this.errors = failures(registry, lock, ERROR);
@@ -211,11 +225,12 @@ public class LockMetrics implements LockListener {
 				.register(registry);
 		}
 
-		private static Timer wait(MeterRegistry registry, String lock, String outcome) {
+		private static Timer wait(MeterRegistry registry, String lock, String outcome, String mode) {
 			return Timer.builder(WAIT)
 				.description("Time from the request to the grant or the failure")
 				.tag("lock", lock)
 				.tag("outcome", outcome)
+				.tag("mode", mode)
 				.publishPercentileHistogram()
 				.serviceLevelObjectives(WAIT_BUCKETS)
 				.minimumExpectedValue(Duration.ofMillis(1))

@@ -55,7 +55,8 @@ public class LocksEndpoint {
 			.stream()
 			.map((lease) -> new LeaseDescriptor(lease.lock(), lease.keys(), lease.heldSince().toString(),
 					lease.remaining().toMillis(),
-					lease.fencingToken().isPresent() ? lease.fencingToken().getAsLong() : null, lease.holdCount()))
+					lease.fencingToken().isPresent() ? lease.fencingToken().getAsLong() : null, lease.holdCount(),
+					lease.mode(), lease.slot().isPresent() ? lease.slot().getAsInt() : null))
 			.toList();
 		List<String> leaked = Boolean.TRUE.equals(leaks) ? this.admin.keysWithoutTtl(LEAK_LIMIT) : null;
 		return new LocksDescriptor(this.status.mode(), this.status.quorum(), this.status.quorumAvailable(), nodes,
@@ -120,9 +121,26 @@ public class LocksEndpoint {
 	 * @param remainingMillis validity left
 	 * @param fencingToken its fencing token, if one was asked for
 	 * @param holdCount holds by its thread
+	 * @param mode {@code exclusive}, {@code shared} or {@code permit}
+	 * @param slot the permit slot it owns, for a permit; null otherwise
 	 */
 	public record LeaseDescriptor(String lock, List<String> keys, String heldSince, long remainingMillis,
-			@Nullable Long fencingToken, int holdCount) {
+			@Nullable Long fencingToken, int holdCount, String mode, @Nullable Integer slot) {
+
+		/**
+		 * An exclusive lease.
+		 * @param lock the lock's label, never an evaluated key
+		 * @param keys the Redis keys held
+		 * @param heldSince when it was granted (ISO-8601)
+		 * @param remainingMillis validity left
+		 * @param fencingToken its fencing token, if one was asked for
+		 * @param holdCount holds by its thread
+		 */
+		public LeaseDescriptor(String lock, List<String> keys, String heldSince, long remainingMillis,
+				@Nullable Long fencingToken, int holdCount) {
+			this(lock, keys, heldSince, remainingMillis, fencingToken, holdCount, "exclusive", null);
+		}
+
 	}
 
 }

@@ -19,6 +19,7 @@ import org.springframework.expression.Expression;
 import org.springframework.util.ObjectUtils;
 
 import io.quorumlock.LockKeyException;
+import io.quorumlock.LockMode;
 import io.quorumlock.LockRequest;
 
 /**
@@ -50,7 +51,20 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 	 */
 	LockRequest request(LockOperation operation, Object target, Object[] args, BeanResolver beans) {
 		Object value = evaluate(operation, target, args, beans);
-		return toRequest(operation, value).name(operation.name()).label(operation.label()).options(operation.options());
+		LockRequest request = toRequest(operation, value).name(operation.name())
+			.label(operation.label())
+			.options(operation.options());
+		if (operation.mode() != LockMode.EXCLUSIVE) {
+			request = request.mode(operation.mode());
+		}
+		if (operation.permits() != 1) {
+			if (request.keys().size() > 1) {
+				throw keyException(operation, "evaluated to " + request.keys().size() + " keys " + request.keys()
+						+ ", but permits = " + operation.permits() + " applies to one key at a time");
+			}
+			request = request.permits(operation.permits());
+		}
+		return request;
 	}
 
 	private Object evaluate(LockOperation operation, Object target, Object[] args, BeanResolver beans) {

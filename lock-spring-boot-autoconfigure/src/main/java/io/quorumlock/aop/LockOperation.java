@@ -6,6 +6,7 @@ import java.util.Set;
 
 import org.springframework.expression.Expression;
 
+import io.quorumlock.LockMode;
 import io.quorumlock.LockOptions;
 import io.quorumlock.OnFailure;
 
@@ -27,10 +28,12 @@ import io.quorumlock.OnFailure;
  * @param returnKind how the result is guarded
  * @param argumentIndex the argument each key variable names ({@code #p0}, {@code #a0},
  * {@code #order}), computed once
+ * @param mode the lock mode
+ * @param permits holders let in at once: 1, or k > 1 for a semaphore
  */
 record LockOperation(Method method, Class<?> targetClass, String description, String keySource, Expression key,
 		Set<String> beanReferences, String name, String label, LockOptions options, OnFailure onFailure,
-		ReturnKind returnKind, Map<String, Integer> argumentIndex) {
+		ReturnKind returnKind, Map<String, Integer> argumentIndex, LockMode mode, int permits) {
 
 	boolean skips() {
 		return this.onFailure == OnFailure.SKIP;

@@ -29,6 +29,7 @@ import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.util.ClassUtils;
 
 import io.quorumlock.DistributedLock;
+import io.quorumlock.LockMode;
 import io.quorumlock.LockOptions;
 import io.quorumlock.OnFailure;
 
@@ -78,6 +79,7 @@ final class LockOperationParser {
 			throw new DistributedLockDeclarationException(description, "name", name,
 					"must not contain '{' or '}': they would move the Redis Cluster hash slot");
 		}
+		checkModeAndPermits(annotation, description);
 		LockOptions options = LockOptions.none();
 		Optional<Duration> lease = duration(annotation.lease(), "lease", description, false);
 		if (lease.isPresent()) {
@@ -112,7 +114,25 @@ final class LockOperationParser {
 		ReturnKind returnKind = returnKind(specific, annotation.onFailure(), description);
 		String label = name.isEmpty() ? userClass.getSimpleName() + "." + specific.getName() : name;
 		return new LockOperation(specific, userClass, description, annotation.key(), key, beanReferences(key), name,
-				label, options, annotation.onFailure(), returnKind, argumentIndex(specific));
+				label, options, annotation.onFailure(), returnKind, argumentIndex(specific), annotation.mode(),
+				annotation.permits());
+	}
+
+	/**
+	 * {@code permits} is at least 1, and above 1 only with {@code mode = EXCLUSIVE}
+	 * (permits bound the holders of an exclusive lock; shared holders are unbounded).
+	 */
+	private static void checkModeAndPermits(DistributedLock annotation, String description) {
+		int permits = annotation.permits();
+		if (permits < 1) {
+			throw new DistributedLockDeclarationException(description, "permits", String.valueOf(permits),
+					"must be at least 1 (1 is a plain lock, k > 1 lets at most k holders in at once)");
+		}
+		if (permits > 1 && annotation.mode() == LockMode.SHARED) {
+			throw new DistributedLockDeclarationException(description, "permits", String.valueOf(permits),
+					"is above 1 with mode = SHARED: permits bound the holders of an EXCLUSIVE lock, "
+							+ "shared holders are unbounded; use one or the other");
+		}
 	}
 
 	/**

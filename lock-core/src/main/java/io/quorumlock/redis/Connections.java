@@ -97,11 +97,7 @@ final class Connections implements AutoCloseable {
 			return sameServers;
 		}
 		scheduler.scheduleWithFixedDelay(() -> {
-			this.nodes.forEach((node) -> {
-				node.refreshIfUnknown();
-				node.redoPending();
-				node.unsubscribeUnwanted();
-			});
+			this.nodes.forEach(RedisNode::maintain);
 			if (this.sameServer != null) {
 				this.sameServer.check();
 			}

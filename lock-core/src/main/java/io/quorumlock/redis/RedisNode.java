@@ -11,8 +11,6 @@ import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -20,23 +18,19 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 /**
  * One Redis master: a command connection and, when a waiter needs it, a pub/sub
- * connection ({@link PubSub}). Connections are made in the background and retried until
- * they succeed ({@link Reconnector}); a node that is down is not an error, its commands
- * fail at once ("rejected while disconnected") instead of being buffered, so a dead node
- * costs nothing and a slow one at most the node timeout.
- * <p>
- * What both kinds of node share lives here: the commands, the script permission probe
- * ({@link ScriptProbe}), the releases and undos sent again once the node is back
- * ({@link Redos}), the leak scan ({@link LeakScan}). A {@link StandaloneNode} is one
- * server (with its start and run_id for the restart guard, {@link ServerStart}, and the
- * connection for replicated writes, {@link ReplicatedWrites}); a {@link ClusterNode} is a
- * whole Redis Cluster in single mode.
+ * connection ({@link PubSub}), made in the background and retried until they succeed
+ * ({@link Reconnector}). A node that is down is not an error: its commands fail at once
+ * ("rejected while disconnected") instead of being buffered, so a dead node costs nothing
+ * and a slow one at most the node timeout. Both kinds of node share this base: the script
+ * probe ({@link ScriptProbe}), the releases and undos sent again once the node is back
+ * ({@link Redos}), the leak scan ({@link LeakScan}); a {@link StandaloneNode} is one
+ * server, a {@link ClusterNode} a whole Redis Cluster.
  * <p>
  * Every disconnect and reconnect of the command connection starts a new connection
- * {@link #epoch() epoch}. Lettuce sends the commands that were in flight when a
- * connection dropped again after it reconnects, possibly to a new, empty server; so an
- * answer is a vote only if the epoch it was sent in is still the current one when it
- * comes back ({@link #sameConnection(long)}).
+ * {@link #epoch() epoch}. Lettuce sends the commands in flight when a connection dropped
+ * again after it reconnects, possibly to a new, empty server; so an answer is a vote only
+ * if the epoch it was sent in is still current when it comes back
+ * ({@link #sameConnection(long)}).
  */
 abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits StandaloneNode, ClusterNode {
 
@@ -55,13 +49,6 @@ abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits
 	 */
 	private final AtomicLong epoch = new AtomicLong();
 
-	/**
-	 * The commands both Lettuce connections offer: {@code RedisAsyncCommands} of one
-	 * node, {@code RedisAdvancedClusterAsyncCommands} (routing by key, cluster-wide SCAN)
-	 * of a cluster.
-	 */
-	private volatile RedisClusterAsyncCommands<String, String> commands;
-
 	private volatile StatefulConnection<String, String> connection;
 
 	private volatile boolean closed;
@@ -69,31 +56,26 @@ abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits
 	/** Last round-trip time, for status. */
 	private volatile long lastLatencyNanos = -1;
 
-	/**
-	 * The arguments of the last {@code SET NX PX}, reused while the lease is the same.
-	 */
-	private volatile LeaseArgs lastSetArgs;
-
-	private final ScriptProbe probe;
-
 	private final Redos redos;
 
 	private final PubSub pubSub;
 
 	private final Reconnector reconnector;
 
+	private final NodeCommands commands;
+
 	RedisNode(String address, AbstractRedisClient client, NodeContext context) {
 		this.address = address;
 		this.client = client;
 		this.scheduler = context.scheduler();
 		this.nanoClock = context.nanoClock();
-		this.probe = new ScriptProbe(context.probeKey());
 		this.redos = new Redos((redo) -> eval(redo.script(), redo.key(), redo.args()), this.nanoClock, this.scheduler,
 				this::isConnected, this::isClosed);
 		this.pubSub = new PubSub(this::connectPubSub, context.onMessage(), this.scheduler, this::isClosed);
 		this.reconnector = new Reconnector(
 				(task, delay) -> this.scheduler.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS),
 				(error) -> context.onError().accept(this.address, error), this::isClosed);
+		this.commands = new NodeCommands(new ScriptProbe(context.probeKey()), this.reconnector);
 	}
 
 	/** Open the command connection. */
@@ -120,28 +102,17 @@ abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits
 	/** The server's {@code run_id} on the connection open now; null while unknown. */
 	abstract String runId();
 
-	/**
-	 * Whether this node may vote under a restart guard of {@code rejoinDelayNanos}: zero
-	 * disables the guard; otherwise the server must be known to have been up that long.
-	 */
+	/** Whether the server is known to have been up {@code rejoinDelayNanos} (0: off). */
 	abstract boolean isVoting(long rejoinDelayNanos);
 
 	/** Read the server's start again if it is unknown on a live connection. */
 	abstract void refreshIfUnknown();
 
-	/**
-	 * {@code SET key token NX PX lease} on the replicated-writes connection, followed
-	 * there by {@code WAIT} if it set the key: completes with the reply once
-	 * {@code replicas} replicas acknowledged it, else exceptionally.
-	 */
+	/** {@code SET NX PX} then {@code WAIT} ({@link ReplicatedWrites}). */
 	abstract CompletableFuture<String> setIfAbsent(String key, String token, long leaseMillis, int replicas,
 			long timeoutMillis);
 
-	/**
-	 * A script on the replicated-writes connection, followed there by {@code WAIT} if
-	 * {@code wrote} says it changed something: completes with the script's answer once
-	 * {@code replicas} replicas acknowledged it, else exceptionally.
-	 */
+	/** A script then, if {@code wrote}, {@code WAIT} ({@link ReplicatedWrites}). */
 	abstract CompletableFuture<Long> evalReplicated(Script script, String[] keys, Predicate<Long> wrote, int replicas,
 			long timeoutMillis, String... args);
 
@@ -186,12 +157,10 @@ abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits
 
 	/** The commands, null until connected. */
 	RedisClusterAsyncCommands<String, String> commands() {
-		return this.commands;
+		return this.commands.get();
 	}
 
-	/**
-	 * Redis's or the network's text for the last failed connection attempt, else null.
-	 */
+	/** Redis's or the network's text for the last failed connection attempt, or null. */
 	String lastConnectFailure() {
 		return this.reconnector.lastFailure();
 	}
@@ -211,12 +180,13 @@ abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits
 				return CompletableFuture.<Void>completedFuture(null);
 			}
 			this.connection = conn;
-			this.commands = commandsOf(conn);
+			RedisClusterAsyncCommands<String, String> c = commandsOf(conn);
+			this.commands.use(c);
 			this.reconnector.connected();
 			// Load the scripts now so that the first EVALSHA finds them (on a cluster
 			// Lettuce loads them on every master).
 			for (Script script : Script.ALL) {
-				this.commands.scriptLoad(script.text());
+				c.scriptLoad(script.text());
 			}
 			return probeScripts().thenCompose((probed) -> afterConnect(conn));
 		}));
@@ -224,32 +194,17 @@ abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits
 
 	/** Run the script permission probe, if connected. */
 	CompletableFuture<Void> probeScripts() {
-		if (this.commands == null || this.closed) {
-			return CompletableFuture.completedFuture(null);
-		}
-		return this.probe.probe(this::eval);
+		return this.closed ? CompletableFuture.completedFuture(null) : this.commands.probe();
 	}
 
 	/** The failure of a grant while this user may not run the lock scripts, else null. */
 	<T> CompletableFuture<T> refused() {
-		return this.probe.refused();
+		return this.commands.refused();
 	}
 
-	/**
-	 * {@code SET key token NX PX lease}: completes with the reply, which
-	 * {@link #isSet(String)} reads as set, or not set because the key exists. Lettuce's
-	 * own future, with no stage added, since every acquisition round waits on one.
-	 */
+	/** {@code SET key token NX PX lease} ({@link NodeCommands}). */
 	CompletionStage<String> setIfAbsent(String key, String token, long leaseMillis) {
-		RedisClusterAsyncCommands<String, String> c = this.commands;
-		if (c == null) {
-			return notConnected();
-		}
-		CompletableFuture<String> refused = refused();
-		if (refused != null) {
-			return refused;
-		}
-		return c.set(key, token, setArgs(leaseMillis));
+		return this.commands.setIfAbsent(key, token, leaseMillis);
 	}
 
 	/** Whether a {@code SET NX} reply says the key was set. */
@@ -262,65 +217,27 @@ abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits
 		return ServerStart.parseUptimeSeconds(info);
 	}
 
-	/**
-	 * {@code NX PX lease} for a lease, the last one kept: a service uses a few leases,
-	 * and Lettuce only reads the arguments.
-	 */
 	SetArgs setArgs(long leaseMillis) {
-		LeaseArgs last = this.lastSetArgs;
-		if (last == null || last.leaseMillis != leaseMillis) {
-			last = new LeaseArgs(leaseMillis, SetArgs.Builder.nx().px(leaseMillis));
-			this.lastSetArgs = last;
-		}
-		return last.args;
+		return this.commands.setArgs(leaseMillis);
 	}
 
-	/** Immutable pair, published through a volatile field. */
-	private record LeaseArgs(long leaseMillis, SetArgs args) {
-	}
-
-	/** Run a script with EVALSHA, falling back to EVAL on NOSCRIPT (a restarted node). */
+	/** A script by EVALSHA ({@link NodeCommands}). */
 	CompletableFuture<Long> eval(Script script, String key, String... args) {
-		return eval(script, new String[] { key }, args);
+		return this.commands.eval(script, new String[] { key }, args);
 	}
 
 	CompletableFuture<Long> eval(Script script, String[] keys, String... args) {
-		RedisClusterAsyncCommands<String, String> c = this.commands;
-		if (c == null) {
-			return notConnected();
-		}
-		return eval(c, script, keys, args);
+		return this.commands.eval(script, keys, args);
 	}
 
-	static CompletableFuture<Long> eval(RedisClusterAsyncCommands<String, String> c, Script script, String[] keys,
-			String... args) {
-		CompletableFuture<Long> sha = c.<Long>evalsha(script.sha1(), ScriptOutputType.INTEGER, keys, args)
-			.toCompletableFuture();
-		return sha.exceptionallyCompose((error) -> (Futures.unwrap(error) instanceof RedisNoScriptException)
-				? c.<Long>eval(script.text(), ScriptOutputType.INTEGER, keys, args).toCompletableFuture()
-				: CompletableFuture.failedFuture(error));
-	}
-
-	/**
-	 * Run an idempotent, token-checked script (a compare-and-delete); if it fails without
-	 * a reply from Redis, send it again once the node is connected, for as long as
-	 * {@code aliveNanos} from now (the lease the command undoes).
-	 */
+	/** A compare-and-delete, sent again while {@code aliveNanos} last ({@link Redos}). */
 	CompletableFuture<Long> evalRedone(Script script, long aliveNanos, String key, String... args) {
 		return this.redos.send(script, aliveNanos, key, args);
 	}
 
-	/**
-	 * Send the pending redos again, dropping those whose lease is over; called on every
-	 * reconnect and by the engine's periodic check.
-	 */
+	/** On every reconnect and by the engine's periodic check ({@link Redos}). */
 	void redoPending() {
 		this.redos.redoPending();
-	}
-
-	/** Commands waiting to be sent again, for tests. */
-	int pendingRedos() {
-		return this.redos.pending();
 	}
 
 	@Override
@@ -334,19 +251,20 @@ abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits
 	}
 
 	/**
-	 * Unsubscribe the channels whose UNSUBSCRIBE was lost, once the pub/sub connection is
-	 * open; on every pub/sub reconnect and by the engine's periodic check.
+	 * The engine's periodic care: read the server's start if unknown, send the pending
+	 * redos and the lost UNSUBSCRIBEs, as after a reconnect.
 	 */
-	void unsubscribeUnwanted() {
+	void maintain() {
+		refreshIfUnknown();
+		this.redos.redoPending();
 		this.pubSub.unsubscribeUnwanted();
 	}
 
 	/**
-	 * Keys matching {@code pattern} that have no TTL, by a bounded {@code SCAN}: at most
-	 * {@code maxScans} batches, at most {@code limit} keys.
+	 * Keys matching {@code pattern} without a TTL, by a bounded scan ({@link LeakScan}).
 	 */
 	CompletableFuture<List<String>> keysWithoutTtl(String pattern, int limit, int maxScans) {
-		RedisClusterAsyncCommands<String, String> c = this.commands;
+		RedisClusterAsyncCommands<String, String> c = commands();
 		if (c == null) {
 			return notConnected();
 		}

@@ -78,7 +78,7 @@ final class ReplicatedWrites {
 	 */
 	CompletableFuture<Long> eval(Script script, String[] keys, Predicate<Long> wrote, int replicas, long timeoutMillis,
 			String... args) {
-		return thenAwaitReplicas(RedisNode.eval(this.commands, script, keys, args), wrote, replicas, timeoutMillis);
+		return thenAwaitReplicas(Evalsha.eval(this.commands, script, keys, args), wrote, replicas, timeoutMillis);
 	}
 
 	/**

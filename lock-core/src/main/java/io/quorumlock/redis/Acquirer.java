@@ -1,5 +1,7 @@
 package io.quorumlock.redis;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -53,6 +55,43 @@ final class Acquirer {
 		this.leases = leases;
 		this.nodeTimeoutNanos = nodeTimeoutNanos;
 		this.tokens = tokens;
+	}
+
+	/**
+	 * Hand a granted lease over: to the local gates of its keys, the watchdog, the
+	 * listeners, then the caller. Listeners hear of the grant before the caller does, so
+	 * that what they record is in place by the time the caller acts on it: they run on
+	 * their own thread, and the caller is handed the lease from there once they have
+	 * returned (at once without listeners).
+	 */
+	void handOver(ResolvedRequest request, String token, long validUntil, long startedAt,
+			CompletableFuture<RedisLease> result) {
+		long now = this.timers.nanoTime();
+		RedisLease lease = new RedisLease(this.leases, request, token, now, validUntil);
+		for (String key : request.redisKeys()) {
+			LocalGates.Gate gate = this.gates.gate(key);
+			if (gate != null) {
+				gate.lease = lease;
+			}
+		}
+		this.gates.granted(lease);
+		this.watchdog.watch(lease);
+		this.listener.onAcquired(request.request(), lease, Duration.ofNanos(this.timers.nanoTime() - startedAt), () -> {
+			if (!result.complete(lease)) {
+				// The caller gave up while the last round was in flight.
+				this.releaser.releaseAsync(lease);
+			}
+		});
+	}
+
+	/** Delete {@code token} from {@code keys} on every node; done when all answered. */
+	CompletableFuture<?> undo(List<String> keys, String token, long leaseNanos) {
+		if (keys.isEmpty()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return CompletableFuture.allOf(keys.stream()
+			.map((key) -> this.voters.release(key, token, leaseNanos))
+			.toArray(CompletableFuture[]::new));
 	}
 
 	/** Start acquiring with a new token; the result completes with the lease or fails. */

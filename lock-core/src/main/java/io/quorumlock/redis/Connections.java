@@ -46,21 +46,16 @@ final class Connections implements AutoCloseable {
 		this.commandTimeout = settings.commandTimeout();
 		List<RedisNode> list = new ArrayList<>(settings.nodes().size() + 1);
 		ReleaseSignals[] signalsRef = new ReleaseSignals[1];
-		String probeKey = LockKeys.lockKey(settings.keyPrefix(), "", "quorumlock:probe");
+		NodeContext context = new NodeContext(this.resources, settings.sslOptions(), this.commandTimeout,
+				this.commandTimeout, scheduler, settings.nanoClock(),
+				LockKeys.lockKey(settings.keyPrefix(), "", "quorumlock:probe"),
+				(channel) -> signalsRef[0].onMessage(channel), listener::onNodeError);
 		for (RedisURI uri : settings.nodes()) {
-			String address = uri.getHost() + ":" + uri.getPort();
-			list.add(new RedisNode(uri, this.resources, settings.sslOptions(), this.commandTimeout, this.commandTimeout,
-					scheduler, settings.nanoClock(), probeKey, (channel) -> signalsRef[0].onMessage(channel),
-					(error) -> listener.onNodeError(address, error), settings.syncReplicas() > 0));
+			list.add(new StandaloneNode(uri, context, settings.syncReplicas() > 0));
 		}
 		if (settings.isCluster()) {
 			// single mode on a Redis Cluster: the whole cluster is the one node
-			RedisNode[] cluster = new RedisNode[1];
-			cluster[0] = RedisNode.cluster(settings.clusterSeeds(), this.resources, settings.sslOptions(),
-					this.commandTimeout, this.commandTimeout, scheduler, settings.nanoClock(), probeKey,
-					(channel) -> signalsRef[0].onMessage(channel),
-					(error) -> listener.onNodeError(cluster[0].address(), error));
-			list.add(cluster[0]);
+			list.add(new ClusterNode(settings.clusterSeeds(), context));
 		}
 		this.nodes = List.copyOf(list);
 		this.sameServer = (this.nodes.size() > 1) ? new SameServer(this.nodes) : null;
@@ -102,11 +97,7 @@ final class Connections implements AutoCloseable {
 			return sameServers;
 		}
 		scheduler.scheduleWithFixedDelay(() -> {
-			this.nodes.forEach((node) -> {
-				node.refreshIfUnknown();
-				node.redoPending();
-				node.unsubscribeUnwanted();
-			});
+			this.nodes.forEach(RedisNode::maintain);
 			if (this.sameServer != null) {
 				this.sameServer.check();
 			}

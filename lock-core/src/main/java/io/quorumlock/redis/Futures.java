@@ -91,6 +91,15 @@ final class Futures {
 	}
 
 	/**
+	 * Whether a command failed without a reply from Redis (rejected while disconnected,
+	 * lost with the connection, timed out), so that it may not have run, or may have run
+	 * unanswered; an error reply ({@link RedisCommandExecutionException}) is an answer.
+	 */
+	static boolean withoutReply(Throwable error) {
+		return error != null && !(unwrap(error) instanceof RedisCommandExecutionException);
+	}
+
+	/**
 	 * What went wrong, in Redis's own words where there are any: Lettuce wraps a refused
 	 * handshake ({@code NOAUTH}, {@code WRONGPASS}) in "Unable to connect", so the
 	 * innermost error reply is preferred. Never contains a password: neither Lettuce nor

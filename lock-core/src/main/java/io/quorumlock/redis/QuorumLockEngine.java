@@ -54,9 +54,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 	private final RequestResolver resolver;
 
-	private final Reentry reentry;
-
-	private final Acquirer acquirer;
+	private final Requests requests;
 
 	private final Releaser releaser;
 
@@ -83,11 +81,12 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		Fencing fencing = new Fencing(this.voters, this.timers, losses, this.threads,
 				settings.fencingCounterTtl().toMillis());
 		LeaseWatchdog watchdog = new LeaseWatchdog(this.voters, this.timers, validity, losses, this.listener);
-		this.acquirer = new Acquirer(this.voters, this.gates, this.connections.signals(), this.timers, validity,
+		Acquirer acquirer = new Acquirer(this.voters, this.gates, this.connections.signals(), this.timers, validity,
 				watchdog, this.listener, this.releaser, new Leases(this.releaser, fencing, this.timers),
 				nodeTimeoutNanos, new Tokens(new SecureRandom()));
 		this.resolver = new RequestResolver(settings);
-		this.reentry = new Reentry(this.gates, losses);
+		this.requests = new Requests(this.resolver, new Reentry(this.gates, losses), acquirer, this.releaser,
+				this.threads);
 		this.status = new EngineStatus(this.connections.nodes(), heldBack, this.voters, this.gates, this.timers,
 				settings.keyPrefix());
 		String refusal = this.connections.start(this.timers.scheduler());
@@ -180,26 +179,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 	@Override
 	public CompletableFuture<Lease> acquireAsync(LockRequest request) {
-		ResolvedRequest resolved;
-		RedisLease held;
-		try {
-			resolved = this.resolver.resolve(request);
-			held = this.reentry.heldInScope(resolved);
-			if (held != null) {
-				// called within the scope of a lease of these keys (an annotated method's
-				// body, an execute action, a Lock view's hold): a re-entry, as when
-				// blocking
-				return CompletableFuture.completedFuture(this.reentry.reenter(held));
-			}
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex);
-		}
-		// the caller's continuations run off the I/O thread that completes the grant; a
-		// lease the caller can no longer receive is released at once
-		CompletableFuture<RedisLease> result = this.acquirer.start(resolved);
-		return Handoff.view(this.releaser, result,
-				this.threads.<Lease>handOver(result, (lease) -> this.releaser.releaseAsync((RedisLease) lease)));
+		return this.requests.acquireAsync(request);
 	}
 
 	@Override
@@ -213,31 +193,14 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		return new LockView(this, key);
 	}
 
-	/**
-	 * Blocking acquisition shared by every blocking entry point; re-entrant within the
-	 * scope of a lease of the same keys on this thread (see {@link Reentry}).
-	 */
+	/** Blocking acquisition shared by every blocking entry point ({@link Requests}). */
 	Lease acquireBlocking(LockRequest request, boolean interruptible) {
-		ResolvedRequest resolved = this.resolver.resolve(request);
-		RedisLease held = this.reentry.heldInScope(resolved);
-		if (held != null) {
-			return this.reentry.reenter(held);
-		}
-		this.threads.checkMayBlock("acquire of " + resolved.describe(), "acquireAsync");
-		CompletableFuture<RedisLease> future = this.acquirer.start(resolved);
-		return Futures.await(future, interruptible ? () -> {
-			Handoff.abandon(this.releaser, future); // a grant racing the interrupt
-			return new LockNotAcquiredException(
-					resolved.describe() + ": not acquired, the waiting thread was interrupted");
-		} : null);
+		return this.requests.acquireBlocking(request, interruptible);
 	}
 
-	/**
-	 * The lease held on every key of the request within whose scope this thread runs, or
-	 * null if there is none.
-	 */
+	/** The lease in whose scope this thread runs on every key of the request, or null. */
 	RedisLease heldInScope(LockRequest request) {
-		return this.reentry.heldInScope(this.resolver.resolve(request));
+		return this.requests.heldInScope(request);
 	}
 
 	ReleaseSignals signals() {

@@ -3,22 +3,35 @@
  * {@link io.quorumlock.redis.QuorumLockEngine}. A reading map, the Redlock steps in
  * order, each with the type that does it:
  * <ol>
- * <li>Settings: {@code QuorumLockEngine.Builder} collects them, {@code EngineSettings}
- * checks them ({@link io.quorumlock.redis.NodeUri}, {@link io.quorumlock.LockRules}) and
- * fixes the {@code RestartGuard}; {@code QuorumLockEngine} wires the parts below.</li>
- * <li>Request: {@code RequestResolver} resolves the options (request, instance, defaults)
- * and the Redis keys ({@code LockKeys}); {@code Reentry} finds a lease already in scope
- * on this thread.</li>
+ * <li>Settings: {@code QuorumLockEngine.Builder} collects them (node settings in
+ * {@code NodeSettingsBuilder}, timing in {@code TimingSettingsBuilder}, requests and
+ * policies in {@code EngineBuilder}), {@code EngineSettings} checks them
+ * ({@link io.quorumlock.redis.NodeUri}, {@link io.quorumlock.LockRules}) and fixes the
+ * {@code RestartGuard}; {@code QuorumLockEngine} wires the parts below.</li>
+ * <li>Request: {@code Requests} takes it in; {@code RequestResolver} resolves the options
+ * (request, instance, defaults) and the Redis keys ({@code LockKeys}); {@code Reentry}
+ * finds a lease already in scope on this thread.</li>
  * <li>Acquire: {@code Acquirer} starts an {@code Acquisition} with a new token
  * ({@code Tokens}): per key in sorted order, the local queue ({@code LocalGates}), then
  * rounds of {@code SET NX PX} ({@code Voters#acquire}) until a quorum grants the key
  * within its validity ({@code Validity}); contention subscribes to the key's release
  * channel ({@code ReleaseSignals}) and waits for it or a jittered back-off
- * ({@code Timers}); a multi-key grant proves its earlier keys.</li>
+ * ({@code Timers}); a multi-key grant proves its earlier keys ({@code MultiKeyProof});
+ * the caller holds an {@code AcquisitionResult}, and a failure says why
+ * ({@code NotAcquired}).</li>
  * <li>Rounds: {@code Voters} is the one interface in front of Redis; {@code RedisVoters}
  * runs each as a {@code Round} (one deadline, epochs, votes counted) over the
  * {@code RedisNode}s, holding back the nodes {@code HeldBack} names (restart guard,
  * {@code SameServer}).</li>
+ * <li>Nodes: a {@code RedisNode} is a {@code StandaloneNode} (Lettuce's
+ * {@code RedisClient}; its server's start and run_id per connection epoch in
+ * {@code ServerStart}; {@code WAIT} on its own connection in {@code ReplicatedWrites}) or
+ * a {@code ClusterNode} (Lettuce's {@code RedisClusterClient}, a whole cluster in single
+ * mode), sharing {@code NodeContext}. Each connects in the background
+ * ({@code Reconnector}), probes its ACL ({@code ScriptProbe}), sends lost releases and
+ * undos again while their lease could live ({@code Redos}), subscribes through
+ * {@code PubSub} (lost UNSUBSCRIBEs in {@code LostUnsubscribes}) and scans for keys
+ * without a TTL ({@code LeakScan}).</li>
  * <li>Hand-off: {@code Handoff} and {@code CallerThreads} give the lease to the caller
  * off the I/O threads, {@code Listeners} on their own thread first; {@code Futures} holds
  * the await-and-rethrow rules.</li>

@@ -1,0 +1,55 @@
+package io.quorumlock.redis;
+
+import java.util.concurrent.CompletableFuture;
+
+import io.lettuce.core.RedisCommandExecutionException;
+
+/**
+ * Whether the user may run the lock scripts on a node. The release script is run once per
+ * (re)connect on a key no lock uses (it only reads it): a user whose ACL forbids the
+ * scripts or the commands inside them ({@code NOPERM}) could take a lock with {@code SET}
+ * but never renew nor release it, so such a node refuses grants until a later probe
+ * succeeds. Any other failure (a timeout, a dropped connection) leaves the last verdict.
+ */
+final class ScriptProbe {
+
+	/** Runs a script on the node, as {@code (script, key, args)}. */
+	interface Eval {
+
+		CompletableFuture<Long> eval(Script script, String key, String... args);
+
+	}
+
+	/** Key the probe reads; inside the key prefix. */
+	private final String probeKey;
+
+	/** Why the node refuses grants, else null. */
+	private volatile String refusal;
+
+	ScriptProbe(String probeKey) {
+		this.probeKey = probeKey;
+	}
+
+	/** Run the probe; completes normally whatever it finds. */
+	CompletableFuture<Void> probe(Eval eval) {
+		return eval.eval(Script.RELEASE, this.probeKey, "-", LockKeys.channel(this.probeKey))
+			.handle((result, error) -> {
+				String text = (error != null) ? Futures.reason(error) : null;
+				if (text == null || text.contains("NOPERM")) {
+					this.refusal = text;
+				}
+				return null;
+			});
+	}
+
+	/** The failure of a grant on this node, or null if it may grant. */
+	<T> CompletableFuture<T> refused() {
+		String refused = this.refusal;
+		if (refused == null) {
+			return null;
+		}
+		return CompletableFuture.failedFuture(new RedisCommandExecutionException(
+				"refuses grants, this user may not run the lock scripts: " + refused));
+	}
+
+}

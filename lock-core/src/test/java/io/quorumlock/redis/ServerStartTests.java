@@ -1,0 +1,109 @@
+package io.quorumlock.redis;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The start and run_id of a server, read per connection epoch on a fake clock: believed
+ * only while the connection they were read on lasts, and an answer that comes back on a
+ * later connection is dropped.
+ */
+class ServerStartTests {
+
+	private static final String INFO = "# Server\r\nredis_version:7.2.4\r\nrun_id:abc123\r\nuptime_in_seconds:42\r\n";
+
+	private final AtomicLong epoch = new AtomicLong();
+
+	private final AtomicLong clock = new AtomicLong(TimeUnit.SECONDS.toNanos(1000));
+
+	private final AtomicLong latency = new AtomicLong(-1);
+
+	private final ServerStart start = new ServerStart(this.epoch::get, this.clock::get);
+
+	@Test
+	void unknownUntilRead() {
+		assertThat(this.start.runId()).isNull();
+		assertThat(this.start.uptimeNanos()).isNegative();
+		assertThat(this.start.startedAt()).isEqualTo(ServerStart.UNKNOWN);
+		assertThat(this.start.isVoting(1)).isFalse();
+		assertThat(this.start.isVoting(0)).as("guard off").isTrue();
+	}
+
+	@Test
+	void answerOnTheSameConnectionIsBelieved() {
+		CompletableFuture<String> answer = new CompletableFuture<>();
+		CompletableFuture<ServerStart.Read> read = this.start.read(() -> answer, this.latency::set);
+		assertThat(this.start.isReading()).isTrue();
+		this.clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(3));
+		answer.complete(INFO);
+		assertThat(read.join()).isEqualTo(ServerStart.Read.BELIEVED);
+		assertThat(this.start.isReading()).isFalse();
+		assertThat(this.start.runId()).isEqualTo("abc123");
+		assertThat(this.latency.get()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(3));
+		// started 42 s before the INFO was sent
+		assertThat(this.start.uptimeNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(42) + TimeUnit.MILLISECONDS.toNanos(3));
+		assertThat(this.start.isVoting(TimeUnit.SECONDS.toNanos(42))).isTrue();
+		assertThat(this.start.isVoting(TimeUnit.SECONDS.toNanos(43))).isFalse();
+		this.clock.addAndGet(TimeUnit.SECONDS.toNanos(1));
+		assertThat(this.start.isVoting(TimeUnit.SECONDS.toNanos(43))).isTrue();
+	}
+
+	@Test
+	void answerFromAnEarlierConnectionIsDiscarded() {
+		CompletableFuture<String> answer = new CompletableFuture<>();
+		CompletableFuture<ServerStart.Read> read = this.start.read(() -> answer, this.latency::set);
+		// the connection drops and comes back while INFO is in flight: Lettuce may send
+		// it
+		// again to a new server, whose uptime would date the start too early
+		this.epoch.incrementAndGet();
+		answer.complete(INFO);
+		assertThat(read.join()).isEqualTo(ServerStart.Read.STALE);
+		assertThat(this.start.runId()).isNull();
+		assertThat(this.start.uptimeNanos()).isNegative();
+		assertThat(this.start.isVoting(1)).isFalse();
+		assertThat(this.latency.get()).as("no latency from a stale answer").isEqualTo(-1);
+	}
+
+	@Test
+	void whatWasReadIsForgottenWhenTheConnectionChanges() {
+		assertThat(this.start.read(() -> CompletableFuture.completedFuture(INFO), this.latency::set).join())
+			.isEqualTo(ServerStart.Read.BELIEVED);
+		assertThat(this.start.runId()).isEqualTo("abc123");
+		this.epoch.incrementAndGet();
+		assertThat(this.start.runId()).as("a node votes only once its run_id is read on this connection").isNull();
+		assertThat(this.start.isVoting(1)).isFalse();
+		assertThat(this.start.uptimeNanos()).isNegative();
+	}
+
+	@Test
+	void failureOnTheSameConnectionIsWorthRetrying() {
+		CompletableFuture<ServerStart.Read> read = this.start
+			.read(() -> CompletableFuture.failedFuture(new IllegalStateException("timeout")), this.latency::set);
+		assertThat(read.join()).isEqualTo(ServerStart.Read.FAILED);
+		assertThat(this.start.isReading()).isFalse();
+		assertThat(this.start.runId()).isNull();
+	}
+
+	@Test
+	void answerWithoutUptimeKeepsTheStartUnknownButNotTheRunId() {
+		this.start.read(() -> CompletableFuture.completedFuture("run_id:xyz\r\n"), this.latency::set).join();
+		assertThat(this.start.runId()).isEqualTo("xyz");
+		assertThat(this.start.startedAt()).isEqualTo(ServerStart.UNKNOWN);
+		assertThat(this.start.isVoting(1)).isFalse();
+	}
+
+	@Test
+	void parsesTheServerSection() {
+		assertThat(ServerStart.parseRunId(INFO)).isEqualTo("abc123");
+		assertThat(ServerStart.parseUptimeSeconds(INFO)).isEqualTo(42);
+		assertThat(ServerStart.parseRunId("run_id:\r\n")).isNull();
+		assertThat(ServerStart.parseUptimeSeconds("uptime_in_seconds:x\r\n")).isEqualTo(-1);
+		assertThat(ServerStart.parseUptimeSeconds("")).isEqualTo(-1);
+	}
+
+}

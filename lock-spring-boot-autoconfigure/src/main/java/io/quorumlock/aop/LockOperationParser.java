@@ -30,6 +30,7 @@ import org.springframework.util.ClassUtils;
 
 import io.quorumlock.DistributedLock;
 import io.quorumlock.LockOptions;
+import io.quorumlock.LockRules;
 import io.quorumlock.OnFailure;
 
 /**
@@ -89,17 +90,20 @@ final class LockOperationParser {
 		}
 		Optional<Duration> holdAtMost = duration(annotation.holdAtMost(), "holdAtMost", description, false);
 		if (holdAtMost.isPresent()) {
-			if (lease.isPresent() && holdAtMost.get().compareTo(lease.get()) < 0) {
+			Optional<String> problem = lease.flatMap((value) -> LockRules.holdAtMostProblem(holdAtMost.get(), value));
+			if (problem.isPresent()) {
 				throw new DistributedLockDeclarationException(description, "holdAtMost", annotation.holdAtMost(),
-						"is shorter than the lease \"" + annotation.lease() + "\"");
+						"is refused: " + problem.get());
 			}
 			options = options.holdAtMost(holdAtMost.get());
 		}
 		Optional<Duration> holdAtLeast = duration(annotation.holdAtLeast(), "holdAtLeast", description, true);
 		if (holdAtLeast.isPresent()) {
-			if (!annotation.renew() && lease.isPresent() && holdAtLeast.get().compareTo(lease.get()) > 0) {
+			Optional<String> problem = lease
+				.flatMap((value) -> LockRules.holdAtLeastProblem(holdAtLeast.get(), value, annotation.renew()));
+			if (problem.isPresent()) {
 				throw new DistributedLockDeclarationException(description, "holdAtLeast", annotation.holdAtLeast(),
-						"is longer than the lease \"" + annotation.lease() + "\" with renew = false");
+						"is refused: " + problem.get() + " (renew = false)");
 			}
 			options = options.holdAtLeast(holdAtLeast.get());
 		}

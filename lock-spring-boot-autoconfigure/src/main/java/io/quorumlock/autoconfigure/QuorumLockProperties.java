@@ -9,6 +9,7 @@ import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import io.quorumlock.aop.DistributedLockAdvisor;
+import io.quorumlock.redis.NodeUri;
 import io.quorumlock.redis.OnLeaseLost;
 
 /**
@@ -378,8 +379,8 @@ public class QuorumLockProperties {
 
 		@Override
 		public String toString() {
-			return "Node[uri=" + QuorumNodes.redact(this.uri) + ", username=" + this.username + ", password="
-					+ ((this.password != null) ? "******" : null) + "]";
+			return "Node[uri=" + NodeUri.redact(this.uri) + ", username=" + this.username + ", password="
+					+ ((this.password != null) ? NodeUri.MASK : null) + "]";
 		}
 
 	}

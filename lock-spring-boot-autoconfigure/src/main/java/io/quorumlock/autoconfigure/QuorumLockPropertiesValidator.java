@@ -3,6 +3,8 @@ package io.quorumlock.autoconfigure;
 import java.time.Duration;
 import java.util.Map;
 
+import io.quorumlock.LockRules;
+
 /**
  * Checks {@code quorumlock.*} before the engine is built, so that a bad value stops the
  * start-up with one message naming the property and the value.
@@ -122,21 +124,17 @@ final class QuorumLockPropertiesValidator {
 			return;
 		}
 		notNegative(holdProperty, holdAtLeast);
-		if (!renew && holdAtLeast.compareTo(lease) > 0) {
-			throw new InvalidQuorumLockPropertyException(holdProperty, text(holdAtLeast), "must not be longer than "
-					+ leaseProperty + " (" + text(lease) + ") when renewal is off: the key would expire first");
-		}
+		LockRules.holdAtLeastProblem(holdAtLeast, lease, renew).ifPresent((problem) -> {
+			throw new InvalidQuorumLockPropertyException(holdProperty, text(holdAtLeast),
+					problem + " (the lease is " + leaseProperty + ")");
+		});
 	}
 
-	/**
-	 * A renewal every lease/3 must fit in the lease, so the node timeout must be shorter.
-	 */
 	private static void checkLease(String leaseProperty, Duration lease, Duration nodeTimeout) {
-		if (lease.compareTo(nodeTimeout.multipliedBy(3)) <= 0) {
+		LockRules.leaseProblem(lease, nodeTimeout).ifPresent((problem) -> {
 			throw new InvalidQuorumLockPropertyException("quorumlock.node-timeout", text(nodeTimeout),
-					"must be below a third of every lease, but " + leaseProperty + " is " + text(lease)
-							+ ": a renewal every lease/3 must fit in the lease");
-		}
+					problem + " (the lease is " + leaseProperty + ")");
+		});
 	}
 
 	private static void checkHold(String holdProperty, Duration holdAtMost, String leaseProperty, Duration lease) {
@@ -144,10 +142,10 @@ final class QuorumLockPropertiesValidator {
 			return;
 		}
 		positive(holdProperty, holdAtMost);
-		if (holdAtMost.compareTo(lease) < 0) {
+		LockRules.holdAtMostProblem(holdAtMost, lease).ifPresent((problem) -> {
 			throw new InvalidQuorumLockPropertyException(holdProperty, text(holdAtMost),
-					"must not be shorter than " + leaseProperty + " (" + text(lease) + ")");
-		}
+					problem + " (the lease is " + leaseProperty + ")");
+		});
 	}
 
 	private static Duration positive(String property, Duration value) {

@@ -295,13 +295,15 @@ class BadInputIntegrationTests {
 				InvalidQuorumLockPropertyException.class,
 				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.renew=false", "quorumlock.hold-at-least=1m"),
 				"quorumlock.hold-at-least", "60s",
-				"must not be longer than quorumlock.lease (30s) when renewal is off"));
+				"holdAtLeast 60000 ms is longer than the lease 30000 ms without renewal",
+				"(the lease is quorumlock.lease)"));
 		all.add(startup("property: instance hold-at-least longer than its unrenewed lease",
 				InvalidQuorumLockPropertyException.class,
 				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.instances.report.lease=10s",
 						"quorumlock.instances.report.renew=false", "quorumlock.instances.report.hold-at-least=15s"),
 				"quorumlock.instances.report.hold-at-least", "15s",
-				"must not be longer than quorumlock.instances.report.lease (10s) when renewal is off"));
+				"holdAtLeast 15000 ms is longer than the lease 10000 ms without renewal",
+				"(the lease is quorumlock.instances.report.lease)"));
 		all.add(startup("property: unparseable lease", BindException.class,
 				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.lease=thirty seconds"), "quorumlock.lease",
 				"thirty seconds"));
@@ -323,11 +325,12 @@ class BadInputIntegrationTests {
 		all.add(startup("property: node timeout not below a third of the lease",
 				InvalidQuorumLockPropertyException.class,
 				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.node-timeout=10s"), "quorumlock.node-timeout", "10s",
-				"must be below a third of every lease, but quorumlock.lease is 30s"));
+				"lease 30000 ms is too short for node timeout 10000 ms", "(the lease is quorumlock.lease)"));
 		all.add(startup("property: node timeout not below a third of an instance lease",
 				InvalidQuorumLockPropertyException.class,
 				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.instances.orders.lease=150ms"),
-				"quorumlock.node-timeout", "50ms", "but quorumlock.instances.orders.lease is 150ms"));
+				"quorumlock.node-timeout", "50ms", "lease 150 ms is too short for node timeout 50 ms",
+				"(the lease is quorumlock.instances.orders.lease)"));
 		all.add(startup("property: drift factor 0.5", InvalidQuorumLockPropertyException.class,
 				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.clock-drift-factor=0.5"),
 				"quorumlock.clock-drift-factor", "0.5", "must be in [0, 0.5)"));
@@ -336,7 +339,8 @@ class BadInputIntegrationTests {
 				"quorumlock.clock-drift-factor", "-0.1", "must be in [0, 0.5)"));
 		all.add(startup("property: hold-at-most shorter than the lease", InvalidQuorumLockPropertyException.class,
 				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.instances.orders.hold-at-most=2s"),
-				"quorumlock.instances.orders.hold-at-most", "2s", "must not be shorter than quorumlock.lease (30s)"));
+				"quorumlock.instances.orders.hold-at-most", "2s", "holdAtMost 2000 ms is shorter than lease 30000 ms",
+				"(the lease is quorumlock.lease)"));
 		all.add(startup("property: zero max key length", InvalidQuorumLockPropertyException.class,
 				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.max-key-length=0"), "quorumlock.max-key-length", "0",
 				"must be positive"));
@@ -367,11 +371,12 @@ class BadInputIntegrationTests {
 		all.add(startup("annotation: zero lease", DistributedLockDeclarationException.class, ZeroLease.class,
 				"ZeroLease.run(String)", "lease \"0s\" must be positive"));
 		all.add(startup("annotation: holdAtMost shorter than the lease", DistributedLockDeclarationException.class,
-				ShortHold.class, "ShortHold.run(String)", "holdAtMost \"5s\" is shorter than the lease \"10s\""));
+				ShortHold.class, "ShortHold.run(String)",
+				"holdAtMost \"5s\" is refused: holdAtMost 5000 ms is shorter than lease 10000 ms"));
 		all.add(startup("annotation: node timeout not below a third of the lease",
 				DistributedLockDeclarationException.class, LeaseBelowNodeTimeouts.class,
 				"LeaseBelowNodeTimeouts.run(String)",
-				"lease \"120ms\" must be longer than 3 x the node timeout (50ms)"));
+				"lease \"120ms\" is refused: lease 120 ms is too short for node timeout 50 ms"));
 		all.add(new Case("annotation: key that evaluates to null at call time",
 				() -> call(List.of(), (registry) -> null, (context) -> context.getBean(KeyedService.class).run(null)),
 				LockKeyException.class, "KeyedService.run(String)", "key \"#id\" evaluated to null", "did not run"));

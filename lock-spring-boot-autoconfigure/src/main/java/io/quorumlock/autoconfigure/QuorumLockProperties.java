@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 
 import io.quorumlock.aop.DistributedLockAdvisor;
 import io.quorumlock.redis.NodeUri;
@@ -509,14 +510,21 @@ public class QuorumLockProperties {
 	public static final class Actuator {
 
 		/**
-		 * Whether the locks endpoint accepts DELETE to force-unlock a key.
+		 * Whether the locks endpoint accepted DELETE to force-unlock a key. No longer has
+		 * an effect: the endpoint's access governs force-unlock.
 		 */
 		private boolean forceUnlockEnabled;
 
+		@Deprecated(since = "0.1.0", forRemoval = true)
+		@DeprecatedConfigurationProperty(replacement = "management.endpoint.locks.access",
+				reason = "Force-unlock is the locks endpoint's write operation, governed by Boot's endpoint access "
+						+ "(read-only by default); set management.endpoint.locks.access=unrestricted to offer it",
+				since = "0.1.0")
 		public boolean isForceUnlockEnabled() {
 			return this.forceUnlockEnabled;
 		}
 
+		@Deprecated(since = "0.1.0", forRemoval = true)
 		public void setForceUnlockEnabled(boolean forceUnlockEnabled) {
 			this.forceUnlockEnabled = forceUnlockEnabled;
 		}

@@ -25,7 +25,6 @@ import io.quorumlock.Lease;
 import io.quorumlock.LockRequest;
 import io.quorumlock.actuate.LockMetrics;
 import io.quorumlock.actuate.LocksEndpoint;
-import io.quorumlock.actuate.LocksWriteEndpoint;
 import io.quorumlock.actuate.ObservedLockRegistry;
 import io.quorumlock.redis.QuorumLockEngine;
 import io.quorumlock.testing.RedisServers;
@@ -155,15 +154,9 @@ class ObservabilityAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void runWhenEndpointNotExposedShouldNotRegisterEndpoint() {
-		this.runner.run((context) -> assertThat(context).hasSingleBean(QuorumLockEngine.class)
-			.doesNotHaveBean(LocksEndpoint.class));
-	}
-
-	@Test
 	void runWhenEndpointExposedShouldRegisterReadOnlyEndpointByDefault() {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks").run((context) -> {
-			assertThat(context).hasSingleBean(LocksEndpoint.class).doesNotHaveBean(LocksWriteEndpoint.class);
+			assertThat(context).hasSingleBean(LocksEndpoint.class);
 			try (Lease lease = context.getBean(DistributedLockRegistry.class).acquire(request().name("orders"))) {
 				LocksEndpoint.LocksDescriptor locks = context.getBean(LocksEndpoint.class).locks(null);
 				assertThat(locks.mode()).isEqualTo("quorum");
@@ -175,24 +168,16 @@ class ObservabilityAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void runWhenEndpointAccessNoneShouldNotRegisterEndpoint() {
+	void runWhenEndpointAccessUnrestrictedShouldForceALockOpenOnEveryNode() {
 		this.runner
 			.withPropertyValues("management.endpoints.web.exposure.include=locks",
-					"management.endpoint.locks.access=NONE")
-			.run((context) -> assertThat(context).doesNotHaveBean(LocksEndpoint.class));
-	}
-
-	@Test
-	void runWhenForceUnlockEnabledShouldRegisterWriteEndpoint() {
-		this.runner
-			.withPropertyValues("management.endpoints.web.exposure.include=locks",
-					"quorumlock.actuator.force-unlock-enabled=true")
+					"management.endpoint.locks.access=UNRESTRICTED")
 			.run((context) -> {
-				assertThat(context).hasSingleBean(LocksEndpoint.class).hasSingleBean(LocksWriteEndpoint.class);
+				assertThat(context).hasSingleBean(LocksEndpoint.class);
 				String redisKey = "lock:orders:{" + this.key + "}";
 				Lease lease = context.getBean(DistributedLockRegistry.class)
 					.acquire(request().name("orders").renew(false));
-				LocksWriteEndpoint.ForceUnlockDescriptor result = context.getBean(LocksWriteEndpoint.class)
+				LocksEndpoint.ForceUnlockDescriptor result = context.getBean(LocksEndpoint.class)
 					.forceUnlock(SecurityContext.NONE, redisKey.split("/"));
 				assertThat(result.deletedOnNodes()).isEqualTo(3);
 				for (int i = 0; i < 3; i++) {
@@ -200,13 +185,6 @@ class ObservabilityAutoConfigurationIntegrationTests {
 				}
 				lease.releaseAsync();
 			});
-	}
-
-	@Test
-	void runWhenUserDefinesEndpointShouldBackOff() {
-		this.runner.withPropertyValues("management.endpoints.web.exposure.include=locks")
-			.withUserConfiguration(UserEndpointConfiguration.class)
-			.run((context) -> assertThat(context).hasSingleBean(LocksEndpoint.class).hasBean("myLocksEndpoint"));
 	}
 
 	@Test
@@ -226,7 +204,7 @@ class ObservabilityAutoConfigurationIntegrationTests {
 		this.runner.withConfiguration(METRICS)
 			.withConfiguration(AutoConfigurations.of(BootLine.OBSERVATION))
 			.withPropertyValues("quorumlock.enabled=false", "management.endpoints.web.exposure.include=locks",
-					"quorumlock.actuator.force-unlock-enabled=true")
+					"management.endpoint.locks.access=UNRESTRICTED")
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean(DistributedLockRegistry.class)
 				.doesNotHaveBean(LockMetrics.class)

@@ -7,6 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.jmx.JmxEndpointAutoConfiguration;
 import org.springframework.boot.actuate.endpoint.OperationType;
@@ -17,6 +18,8 @@ import org.springframework.boot.autoconfigure.jmx.JmxAutoConfiguration;
 import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.convert.support.ConfigurableConversionService;
@@ -34,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * server; the web discovery applies the same access filter), so the access model
  * ({@code management.endpoint.locks.access}) is Boot's, not a copy of it.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class LocksEndpointAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -74,11 +78,21 @@ class LocksEndpointAutoConfigurationTests {
 	}
 
 	@Test
-	void runWhenDeprecatedForceUnlockPropertySetButAccessReadOnlyShouldNotOfferForceUnlock() {
+	void runWhenDeprecatedForceUnlockPropertySetButAccessReadOnlyShouldNotOfferForceUnlockAndWarn(
+			CapturedOutput output) {
 		this.runner
 			.withPropertyValues("management.endpoints.jmx.exposure.include=locks",
 					"quorumlock.actuator.force-unlock-enabled=true")
 			.run((context) -> assertThat(locksOperations(context)).containsExactly(OperationType.READ));
+		assertThat(output).contains("quorumlock.actuator.force-unlock-enabled is deprecated and has no effect")
+			.contains("management.endpoint.locks.access=unrestricted");
+	}
+
+	@Test
+	void runWithoutTheDeprecatedPropertyShouldNotWarn(CapturedOutput output) {
+		this.runner.withPropertyValues("management.endpoints.jmx.exposure.include=locks")
+			.run((context) -> assertThat(context).hasSingleBean(LocksEndpoint.class));
+		assertThat(output).doesNotContain("force-unlock-enabled");
 	}
 
 	@Test

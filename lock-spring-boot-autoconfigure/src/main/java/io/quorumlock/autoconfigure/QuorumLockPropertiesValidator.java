@@ -27,7 +27,7 @@ final class QuorumLockPropertiesValidator {
 			throw new InvalidQuorumLockPropertyException("quorumlock.clock-drift-factor", Double.toString(drift),
 					"must be in [0, 0.5): it is the share of each lease set aside for clock drift between nodes");
 		}
-		QuorumLockProperties.RetryDelay retry = properties.getRetryDelay();
+		RetryDelay retry = properties.getRetryDelay();
 		notNegative("quorumlock.retry-delay.min", retry.getMin());
 		notNegative("quorumlock.retry-delay.max", retry.getMax());
 		if (retry.getMax().compareTo(retry.getMin()) < 0) {
@@ -52,7 +52,7 @@ final class QuorumLockPropertiesValidator {
 		checkHold("quorumlock.hold-at-most", properties.getHoldAtMost(), "quorumlock.lease", lease);
 		checkHoldAtLeast("quorumlock.hold-at-least", properties.getHoldAtLeast(), "quorumlock.lease", lease,
 				properties.isRenew());
-		for (Map.Entry<String, QuorumLockProperties.Instance> entry : properties.getInstances().entrySet()) {
+		for (Map.Entry<String, Instance> entry : properties.getInstances().entrySet()) {
 			checkInstance("quorumlock.instances." + entry.getKey(), entry.getKey(), entry.getValue(), properties,
 					nodeTimeout);
 		}
@@ -71,7 +71,7 @@ final class QuorumLockPropertiesValidator {
 		}
 		String longestProperty = "quorumlock.lease";
 		Duration longest = properties.getLease();
-		for (Map.Entry<String, QuorumLockProperties.Instance> entry : properties.getInstances().entrySet()) {
+		for (Map.Entry<String, Instance> entry : properties.getInstances().entrySet()) {
 			Duration lease = entry.getValue().getLease();
 			if (lease != null && lease.compareTo(longest) > 0) {
 				longest = lease;
@@ -87,8 +87,8 @@ final class QuorumLockPropertiesValidator {
 		}
 	}
 
-	private static void checkInstance(String prefix, String name, QuorumLockProperties.Instance instance,
-			QuorumLockProperties properties, Duration nodeTimeout) {
+	private static void checkInstance(String prefix, String name, Instance instance, QuorumLockProperties properties,
+			Duration nodeTimeout) {
 		if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
 			throw new InvalidQuorumLockPropertyException(prefix, name,
 					"a lock name must not contain '{' or '}': they would move the Redis Cluster hash slot");

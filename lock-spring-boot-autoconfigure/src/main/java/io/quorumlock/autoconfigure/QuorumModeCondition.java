@@ -32,7 +32,7 @@ abstract class QuorumModeCondition extends SpringBootCondition {
 
 	static boolean hasNodes(Environment environment) {
 		return Binder.get(environment)
-			.bind("quorumlock.nodes", Bindable.listOf(QuorumLockProperties.Node.class))
+			.bind("quorumlock.nodes", Bindable.listOf(Node.class))
 			.map(List::isEmpty)
 			.map((empty) -> !empty)
 			.orElse(false);

@@ -4,10 +4,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.jmx.JmxEndpointAutoConfiguration;
 import org.springframework.boot.actuate.endpoint.OperationType;
@@ -18,8 +21,6 @@ import org.springframework.boot.autoconfigure.jmx.JmxAutoConfiguration;
 import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.system.CapturedOutput;
-import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.convert.support.ConfigurableConversionService;
@@ -37,7 +38,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * server; the web discovery applies the same access filter), so the access model
  * ({@code management.endpoint.locks.access}) is Boot's, not a copy of it.
  */
-@ExtendWith(OutputCaptureExtension.class)
 class LocksEndpointAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -78,21 +78,23 @@ class LocksEndpointAutoConfigurationTests {
 	}
 
 	@Test
-	void runWhenDeprecatedForceUnlockPropertySetButAccessReadOnlyShouldNotOfferForceUnlockAndWarn(
-			CapturedOutput output) {
-		this.runner
+	void runWhenDeprecatedForceUnlockPropertySetButAccessReadOnlyShouldNotOfferForceUnlockAndWarn() {
+		List<String> warnings = warnings(() -> this.runner
 			.withPropertyValues("management.endpoints.jmx.exposure.include=locks",
 					"quorumlock.actuator.force-unlock-enabled=true")
-			.run((context) -> assertThat(locksOperations(context)).containsExactly(OperationType.READ));
-		assertThat(output).contains("quorumlock.actuator.force-unlock-enabled is deprecated and has no effect")
+			.run((context) -> assertThat(locksOperations(context)).containsExactly(OperationType.READ)));
+		assertThat(warnings).singleElement()
+			.asString()
+			.contains("quorumlock.actuator.force-unlock-enabled is deprecated and has no effect")
 			.contains("management.endpoint.locks.access=unrestricted");
 	}
 
 	@Test
-	void runWithoutTheDeprecatedPropertyShouldNotWarn(CapturedOutput output) {
-		this.runner.withPropertyValues("management.endpoints.jmx.exposure.include=locks")
-			.run((context) -> assertThat(context).hasSingleBean(LocksEndpoint.class));
-		assertThat(output).doesNotContain("force-unlock-enabled");
+	void runWithoutTheDeprecatedPropertyShouldNotWarn() {
+		List<String> warnings = warnings(
+				() -> this.runner.withPropertyValues("management.endpoints.jmx.exposure.include=locks")
+					.run((context) -> assertThat(context).hasSingleBean(LocksEndpoint.class)));
+		assertThat(warnings).isEmpty();
 	}
 
 	@Test
@@ -116,6 +118,38 @@ class LocksEndpointAutoConfigurationTests {
 		this.runner.withPropertyValues("management.endpoints.jmx.exposure.include=locks")
 			.withUserConfiguration(UserEndpointConfiguration.class)
 			.run((context) -> assertThat(context).hasSingleBean(LocksEndpoint.class).hasBean("myLocksEndpoint"));
+	}
+
+	/** The warnings the auto-configuration logs while {@code action} runs. */
+	private static List<String> warnings(Runnable action) {
+		Logger logger = Logger.getLogger(LocksEndpointAutoConfiguration.class.getName());
+		List<String> warnings = new CopyOnWriteArrayList<>();
+		Handler capture = new Handler() {
+
+			@Override
+			public void publish(LogRecord record) {
+				if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+					warnings.add(record.getMessage());
+				}
+			}
+
+			@Override
+			public void flush() {
+			}
+
+			@Override
+			public void close() {
+			}
+
+		};
+		logger.addHandler(capture);
+		try {
+			action.run();
+		}
+		finally {
+			logger.removeHandler(capture);
+		}
+		return warnings;
 	}
 
 	private static Set<OperationType> locksOperations(AssertableApplicationContext context) {

@@ -69,7 +69,7 @@ record LockWaitMetrics(boolean available, double acquired, double waitSeconds, d
 				seconds * 1000 / count, this.maxWaitSeconds * 1000);
 	}
 
-	String delta(Metrics before, String outcome) {
+	String delta(LockWaitMetrics before, String outcome) {
 		if (!this.available) {
 			return "n/a";
 		}

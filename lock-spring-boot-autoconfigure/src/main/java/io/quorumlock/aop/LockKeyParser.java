@@ -109,8 +109,8 @@ final class LockKeyParser {
 		if (node instanceof Projection || node instanceof Selection) {
 			return null; // evaluated against each element
 		}
-		// after the first step of a chain (a.b.c), names are evaluated against the step
-		// before
+		// after the first step of a chain (a.b.c),
+		// names are evaluated against the step before
 		int children = (node instanceof CompoundExpression) ? Math.min(1, node.getChildCount()) : node.getChildCount();
 		for (int i = 0; i < children; i++) {
 			String found = unknownRootReference(node.getChild(i));

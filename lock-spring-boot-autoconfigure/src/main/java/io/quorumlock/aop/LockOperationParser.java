@@ -162,9 +162,9 @@ final class LockOperationParser {
 		}
 		Class<?>[] parameters = method.getParameterTypes();
 		if (parameters.length > 0 && KOTLIN_CONTINUATION.equals(parameters[parameters.length - 1].getName())) {
-			// the compiled form of a suspend function: it returns at its first suspension
-			// point, so a lock held "while it runs" would be released with its work going
-			// on
+			// the compiled form of a suspend function: it returns
+			// at its first suspension point, so a lock held "while
+			// it runs" would be released with its work going on
 			throw new DistributedLockDeclarationException(description, "method", method.getName(),
 					"is a Kotlin suspend function, which is not supported: it returns at its first suspension "
 							+ "while its work goes on; return a Mono, Flux or CompletableFuture instead "

@@ -146,16 +146,16 @@ public final class DemoClient {
 		ExecutorService threads = Executors.newFixedThreadPool(CLIENT_THREADS);
 		long started = System.nanoTime();
 		List<Future<?>> requests = new ArrayList<>();
-		// order by order, so the requests for one order run at the same time on every
-		// instance
+		// order by order, so the requests for one
+		// order run at the same time on every instance
 		for (String id : ids) {
 			for (int k = 0; k < perOrder; k++) {
 				String url = instance(k) + "/orders/" + id + "/pay";
 				requests.add(threads.submit(() -> {
 					long t0 = System.nanoTime();
 					HttpResponse<String> response = send("POST", url);
-					// a client retries a refusal (423, 503) a few times, as Retry-After
-					// invites it
+					// a client retries a refusal (423, 503)
+					// a few times, as Retry-After invites it
 					for (int attempt = 1; attempt < MAX_ATTEMPTS && !expectUnavailable
 							&& (response.statusCode() == 423 || response.statusCode() == 503); attempt++) {
 						retries.increment();

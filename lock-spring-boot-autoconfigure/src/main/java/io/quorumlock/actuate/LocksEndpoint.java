@@ -1,9 +1,17 @@
 package io.quorumlock.actuate;
 
+import java.lang.System.Logger.Level;
+import java.security.Principal;
 import java.util.List;
 
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.Selector.Match;
 import org.springframework.lang.Nullable;
 
 import io.quorumlock.RegistryAdmin;
@@ -13,11 +21,18 @@ import io.quorumlock.RegistryStatus;
  * The {@code locks} actuator endpoint ({@code GET /actuator/locks}): mode, quorum, each
  * node (address without credentials, up, last latency, uptime, voting or held back by the
  * restart guard) and the leases this instance holds. {@code ?leaks=true} adds a bounded
- * scan for lock keys without a TTL. Read-only; {@link LocksWriteEndpoint} adds the forced
- * unlock.
+ * scan for lock keys without a TTL.
+ * <p>
+ * Its write operation, {@code DELETE /actuator/locks/{key}}, deletes a lock key on every
+ * node whoever holds it, audited at WARN with the key and the caller's principal. Boot's
+ * endpoint access model governs it: the endpoint's default access is read-only, so the
+ * operation is not offered (over HTTP or JMX) unless
+ * {@code management.endpoint.locks.access=unrestricted}.
  */
-@Endpoint(id = "locks")
+@Endpoint(id = "locks", defaultAccess = Access.READ_ONLY)
 public class LocksEndpoint {
+
+	private static final System.Logger log = System.getLogger(LocksEndpoint.class.getName());
 
 	/** Most leaked keys reported by one scan. */
 	static final int LEAK_LIMIT = 100;
@@ -63,8 +78,37 @@ public class LocksEndpoint {
 				leases, leaked);
 	}
 
-	RegistryAdmin admin() {
-		return this.admin;
+	/**
+	 * Force a lock open: offered only with unrestricted access to the endpoint.
+	 * @param securityContext the caller, for the audit line
+	 * @param key the full Redis key, such as {@code lock:orders:{42}} (URL-encode the
+	 * braces)
+	 * @return the key and how many nodes had it
+	 * @throws InvalidEndpointRequestException (HTTP 400) if the key is outside the
+	 * registry's key prefix
+	 */
+	@DeleteOperation
+	public ForceUnlockDescriptor forceUnlock(SecurityContext securityContext,
+			@Selector(match = Match.ALL_REMAINING) String... key) {
+		String redisKey = String.join("/", key);
+		Principal principal = (securityContext != null) ? securityContext.getPrincipal() : null;
+		String caller = (principal != null) ? principal.getName() : "an unauthenticated caller";
+		log.log(Level.WARNING, "Actuator force-unlock of lock key " + redisKey + " by " + caller);
+		try {
+			return new ForceUnlockDescriptor(redisKey, this.admin.forceUnlock(redisKey));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), "not a lock key");
+		}
+	}
+
+	/**
+	 * Outcome of a forced unlock.
+	 *
+	 * @param key the Redis key
+	 * @param deletedOnNodes how many nodes had the key
+	 */
+	public record ForceUnlockDescriptor(String key, int deletedOnNodes) {
 	}
 
 	/**

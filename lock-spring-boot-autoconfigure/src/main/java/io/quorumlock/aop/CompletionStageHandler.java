@@ -101,8 +101,8 @@ final class CompletionStageHandler {
 			stage.toCompletableFuture().cancel(false);
 		}
 		catch (UnsupportedOperationException ex) {
-			// a stage that cannot be cancelled runs to its end; the lease is released
-			// anyway
+			// a stage that cannot be cancelled runs to
+			// its end; the lease is released anyway
 		}
 	}
 

@@ -22,6 +22,7 @@ import org.springframework.util.ClassUtils;
 
 import io.quorumlock.DistributedLock;
 import io.quorumlock.LockOptions;
+import io.quorumlock.LockRules;
 
 /**
  * Checks every {@code @DistributedLock} method of every bean once the singletons are
@@ -158,24 +159,26 @@ public class DistributedLockMethodValidator implements SmartInitializingSingleto
 		if (lease.isEmpty()) {
 			return;
 		}
-		if (own.lease().isPresent() && lease.get().compareTo(this.nodeTimeout.multipliedBy(3)) <= 0) {
+		Optional<String> leaseProblem = LockRules.leaseProblem(lease.get(), this.nodeTimeout);
+		if (own.lease().isPresent() && leaseProblem.isPresent()) {
 			throw new DistributedLockDeclarationException(operation.description(), "lease", annotation.lease(),
-					"must be longer than 3 x the node timeout (" + this.nodeTimeout.toMillis()
-							+ "ms): a renewal every lease/3 must fit in it");
+					"is refused: " + leaseProblem.get());
 		}
 		Duration guard = this.guardInForce;
 		if (!guard.isNegative() && !guard.isZero() && lease.get().compareTo(guard) > 0) {
 			throw DeclaredLeases.notCovered(operation.description(), annotation.lease(), lease.get(), guard);
 		}
 		Optional<Duration> holdAtMost = effective.holdAtMost();
-		if (holdAtMost.isPresent() && holdAtMost.get().compareTo(lease.get()) < 0) {
+		Optional<String> holdProblem = holdAtMost.flatMap((hold) -> LockRules.holdAtMostProblem(hold, lease.get()));
+		if (holdProblem.isPresent()) {
+			String leaseFrom = own.lease().isPresent() ? "the annotation" : "configuration";
 			if (own.holdAtMost().isPresent()) {
 				throw new DistributedLockDeclarationException(operation.description(), "holdAtMost",
-						annotation.holdAtMost(), "is shorter than the effective lease (" + lease.get().toMillis()
-								+ "ms, from " + (own.lease().isPresent() ? "the annotation" : "configuration") + ")");
+						annotation.holdAtMost(),
+						"is refused: " + holdProblem.get() + " (lease from " + leaseFrom + ")");
 			}
 			throw new DistributedLockDeclarationException(operation.description(), "lease", annotation.lease(),
-					"is longer than holdAtMost (" + holdAtMost.get().toMillis() + "ms, from configuration)");
+					"is refused: " + holdProblem.get() + " (holdAtMost from configuration)");
 		}
 		checkHoldAtLeast(operation, annotation, own, effective, lease.get());
 	}
@@ -187,19 +190,19 @@ public class DistributedLockMethodValidator implements SmartInitializingSingleto
 			LockOptions effective, Duration lease) {
 		Optional<Duration> holdAtLeast = effective.holdAtLeast();
 		boolean renew = effective.renew().orElse(true);
-		if (renew || holdAtLeast.isEmpty() || holdAtLeast.get().compareTo(lease) <= 0) {
+		Optional<String> problem = holdAtLeast.flatMap((hold) -> LockRules.holdAtLeastProblem(hold, lease, renew));
+		if (problem.isEmpty()) {
 			return;
 		}
 		String leaseFrom = own.lease().isPresent() ? "the annotation" : "configuration";
 		String renewFrom = own.renew().isPresent() ? "renew = false" : "renewal off in configuration";
 		if (own.holdAtLeast().isPresent()) {
 			throw new DistributedLockDeclarationException(operation.description(), "holdAtLeast",
-					annotation.holdAtLeast(), "is longer than the effective lease (" + lease.toMillis() + "ms, from "
-							+ leaseFrom + ") with " + renewFrom + ": the key would expire first");
+					annotation.holdAtLeast(),
+					"is refused: " + problem.get() + " (lease from " + leaseFrom + ", " + renewFrom + ")");
 		}
 		throw new DistributedLockDeclarationException(operation.description(), "lease", annotation.lease(),
-				"is shorter than holdAtLeast (" + holdAtLeast.get().toMillis() + "ms, from configuration) with "
-						+ renewFrom + ": the key would expire first");
+				"is refused: " + problem.get() + " (holdAtLeast from configuration, " + renewFrom + ")");
 	}
 
 }

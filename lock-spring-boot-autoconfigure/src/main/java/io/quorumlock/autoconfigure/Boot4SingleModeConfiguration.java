@@ -48,9 +48,9 @@ class Boot4SingleModeConfiguration {
 			ObjectProvider<QuorumLockEngineCustomizer> customizers, @Nullable DataRedisConnectionDetails connection,
 			ObjectProvider<DataRedisProperties> redisProperties, @Nullable ClientResources clientResources,
 			ObjectProvider<SslBundles> sslBundles) {
-		// ClientResources is a direct (nullable) parameter, not an ObjectProvider, so
-		// that
-		// the engine is registered as its dependent and closed before Boot shuts it down
+		// ClientResources is a direct (nullable) parameter, not
+		// an ObjectProvider, so that the engine is registered
+		// as its dependent and closed before Boot shuts it down
 		return SingleModeNodes.engine(properties, listeners, customizers,
 				connection(connection, redisProperties.getIfAvailable()), clientResources, sslBundles.getIfAvailable());
 	}

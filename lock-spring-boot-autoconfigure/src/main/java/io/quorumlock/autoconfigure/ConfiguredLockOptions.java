@@ -27,7 +27,7 @@ final class ConfiguredLockOptions {
 	}
 
 	/** The options one instance sets itself. */
-	static LockOptions instance(QuorumLockProperties.Instance instance) {
+	static LockOptions instance(Instance instance) {
 		LockOptions options = LockOptions.none();
 		if (instance.getLease() != null) {
 			options = options.lease(instance.getLease());
@@ -49,7 +49,7 @@ final class ConfiguredLockOptions {
 
 	/** What a lock of the given name gets from configuration: instance, then global. */
 	static LockOptions forName(QuorumLockProperties properties, String name) {
-		QuorumLockProperties.Instance instance = properties.getInstances().get(name);
+		Instance instance = properties.getInstances().get(name);
 		LockOptions global = global(properties);
 		return (instance != null) ? instance(instance).orElse(global) : global;
 	}

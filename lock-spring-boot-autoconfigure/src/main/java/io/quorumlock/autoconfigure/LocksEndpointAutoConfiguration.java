@@ -1,5 +1,7 @@
 package io.quorumlock.autoconfigure;
 
+import java.lang.System.Logger.Level;
+
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -7,54 +9,48 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 import io.quorumlock.RegistryAdmin;
 import io.quorumlock.RegistryStatus;
 import io.quorumlock.actuate.LocksEndpoint;
-import io.quorumlock.actuate.LocksWriteEndpoint;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
  * Auto-configuration} of the {@code locks} actuator endpoint, when it is available
- * (enabled and exposed): read-only by default, and with the force-unlock {@code DELETE}
- * operation ({@link LocksWriteEndpoint}) only when
- * {@code quorumlock.actuator.force-unlock-enabled=true}. The two variants are exclusive,
- * so exactly one bean carries the endpoint id. The actuator conditions sit on the nested
- * classes, behind the class check, so that an application without actuator never loads
- * them.
+ * (access not {@code none}, and exposed). Its force-unlock {@code DELETE} operation is
+ * governed by Boot's endpoint access model alone: read-only by default,
+ * {@code management.endpoint.locks.access=unrestricted} to offer it. The actuator
+ * conditions sit on the nested class, behind the class check, so that an application
+ * without actuator never loads them.
  */
 @AutoConfiguration(after = QuorumLockAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
 @ConditionalOnBooleanProperty(name = "quorumlock.enabled", matchIfMissing = true)
 public class LocksEndpointAutoConfiguration {
 
+	/** The property the endpoint's access replaced; read only to warn about it. */
+	static final String FORCE_UNLOCK_ENABLED = "quorumlock.actuator.force-unlock-enabled";
+
+	private static final System.Logger log = System.getLogger(LocksEndpointAutoConfiguration.class.getName());
+
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnBean({ RegistryStatus.class, RegistryAdmin.class })
 	@ConditionalOnAvailableEndpoint(LocksEndpoint.class)
-	@ConditionalOnBooleanProperty(name = "quorumlock.actuator.force-unlock-enabled", havingValue = false,
-			matchIfMissing = true)
-	static class ReadOnlyConfiguration {
+	static class EndpointConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		LocksEndpoint locksEndpoint(RegistryStatus status, RegistryAdmin admin) {
+		LocksEndpoint locksEndpoint(RegistryStatus status, RegistryAdmin admin, Environment environment) {
+			if (Binder.get(environment).bind(FORCE_UNLOCK_ENABLED, Boolean.class).isBound()) {
+				// no longer a gate: say so, rather than leave an operator wondering
+				log.log(Level.WARNING, FORCE_UNLOCK_ENABLED + " is deprecated and has no effect: force-unlock is "
+						+ "offered when management.endpoint.locks.access=unrestricted (read-only by default)");
+			}
 			return new LocksEndpoint(status, admin);
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnBean({ RegistryStatus.class, RegistryAdmin.class })
-	@ConditionalOnAvailableEndpoint(LocksWriteEndpoint.class)
-	@ConditionalOnBooleanProperty(name = "quorumlock.actuator.force-unlock-enabled")
-	static class ForceUnlockConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean(LocksEndpoint.class)
-		LocksWriteEndpoint locksEndpoint(RegistryStatus status, RegistryAdmin admin) {
-			return new LocksWriteEndpoint(status, admin);
 		}
 
 	}

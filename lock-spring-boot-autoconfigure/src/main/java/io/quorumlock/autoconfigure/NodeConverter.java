@@ -7,11 +7,11 @@ import org.springframework.core.convert.converter.Converter;
  * Binds a {@code quorumlock.nodes} entry written as a plain URI string.
  */
 @ConfigurationPropertiesBinding
-final class NodeConverter implements Converter<String, QuorumLockProperties.Node> {
+final class NodeConverter implements Converter<String, Node> {
 
 	@Override
-	public QuorumLockProperties.Node convert(String source) {
-		return new QuorumLockProperties.Node(source.trim());
+	public Node convert(String source) {
+		return new Node(source.trim());
 	}
 
 }

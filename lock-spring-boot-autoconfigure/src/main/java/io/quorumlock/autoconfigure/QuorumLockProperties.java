@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 import io.quorumlock.aop.DistributedLockAdvisor;
 import io.quorumlock.redis.OnLeaseLost;
@@ -90,6 +91,7 @@ public class QuorumLockProperties {
 	 * Jittered delay between attempts while waiting, either as 'min..max' (such as
 	 * '10ms..200ms') or as the nested min and max properties.
 	 */
+	@NestedConfigurationProperty
 	private RetryDelay retryDelay = new RetryDelay();
 
 	/**
@@ -119,6 +121,7 @@ public class QuorumLockProperties {
 	/**
 	 * Fencing token settings.
 	 */
+	@NestedConfigurationProperty
 	private final Fencing fencing = new Fencing();
 
 	/**
@@ -130,6 +133,7 @@ public class QuorumLockProperties {
 	/**
 	 * TLS settings of the rediss:// nodes.
 	 */
+	@NestedConfigurationProperty
 	private final Ssl ssl = new Ssl();
 
 	/**
@@ -142,11 +146,13 @@ public class QuorumLockProperties {
 	/**
 	 * Metrics settings.
 	 */
+	@NestedConfigurationProperty
 	private final Metrics metrics = new Metrics();
 
 	/**
 	 * Actuator settings.
 	 */
+	@NestedConfigurationProperty
 	private final Actuator actuator = new Actuator();
 
 	/**
@@ -313,288 +319,6 @@ public class QuorumLockProperties {
 
 	public void setInstances(Map<String, Instance> instances) {
 		this.instances = instances;
-	}
-
-	/**
-	 * One Redis master of the quorum. Binds from a URI string or from an object with
-	 * {@code uri}, {@code username} and {@code password}; the password never appears in
-	 * {@link #toString()}.
-	 */
-	public static final class Node {
-
-		/**
-		 * Redis URI: redis://host:port[/db], or rediss:// for TLS. May carry credentials,
-		 * but the username and password properties keep them out of the URI.
-		 */
-		private String uri;
-
-		/**
-		 * Login username, overriding one in the URI.
-		 */
-		private String username;
-
-		/**
-		 * Login password, overriding one in the URI.
-		 */
-		private String password;
-
-		/**
-		 * Create a node to bind {@code uri}, {@code username} and {@code password} into.
-		 */
-		public Node() {
-		}
-
-		/**
-		 * Create a node from its URI.
-		 * @param uri the URI
-		 */
-		public Node(String uri) {
-			this.uri = uri;
-		}
-
-		public String getUri() {
-			return this.uri;
-		}
-
-		public void setUri(String uri) {
-			this.uri = uri;
-		}
-
-		public String getUsername() {
-			return this.username;
-		}
-
-		public void setUsername(String username) {
-			this.username = username;
-		}
-
-		public String getPassword() {
-			return this.password;
-		}
-
-		public void setPassword(String password) {
-			this.password = password;
-		}
-
-		@Override
-		public String toString() {
-			return "Node[uri=" + QuorumNodes.redact(this.uri) + ", username=" + this.username + ", password="
-					+ ((this.password != null) ? "******" : null) + "]";
-		}
-
-	}
-
-	/**
-	 * Bounds of the jittered retry delay. Binds from {@code min..max} (such as
-	 * {@code 10ms..200ms}) or from the nested {@code min} and {@code max} properties.
-	 */
-	public static final class RetryDelay {
-
-		/**
-		 * Shortest delay between attempts.
-		 */
-		private Duration min = Duration.ofMillis(10);
-
-		/**
-		 * Longest delay between attempts.
-		 */
-		private Duration max = Duration.ofMillis(200);
-
-		/**
-		 * Create bounds with the defaults, to bind {@code min} and {@code max} into.
-		 */
-		public RetryDelay() {
-		}
-
-		/**
-		 * Create bounds.
-		 * @param min the shortest delay
-		 * @param max the longest delay
-		 */
-		public RetryDelay(Duration min, Duration max) {
-			this.min = min;
-			this.max = max;
-		}
-
-		public Duration getMin() {
-			return this.min;
-		}
-
-		public void setMin(Duration min) {
-			this.min = min;
-		}
-
-		public Duration getMax() {
-			return this.max;
-		}
-
-		public void setMax(Duration max) {
-			this.max = max;
-		}
-
-		@Override
-		public String toString() {
-			return this.min + ".." + this.max;
-		}
-
-	}
-
-	/**
-	 * TLS settings of the {@code rediss://} nodes.
-	 */
-	public static final class Ssl {
-
-		/**
-		 * Name of the SSL bundle (spring.ssl.bundle.*) whose trust material, and key
-		 * material if it has any, the rediss:// nodes use. Empty means the JDK's default
-		 * trust store. Single mode uses the bundle of spring.data.redis.ssl unless this
-		 * is set.
-		 */
-		private String bundle;
-
-		public String getBundle() {
-			return this.bundle;
-		}
-
-		public void setBundle(String bundle) {
-			this.bundle = bundle;
-		}
-
-	}
-
-	/**
-	 * Fencing token settings.
-	 */
-	public static final class Fencing {
-
-		/**
-		 * Time to live of each per-key fencing counter after its last use.
-		 */
-		private Duration counterTtl = Duration.ofHours(1);
-
-		public Duration getCounterTtl() {
-			return this.counterTtl;
-		}
-
-		public void setCounterTtl(Duration counterTtl) {
-			this.counterTtl = counterTtl;
-		}
-
-	}
-
-	/**
-	 * Metrics settings.
-	 */
-	public static final class Metrics {
-
-		/**
-		 * Whether to publish lock metrics to Micrometer.
-		 */
-		private boolean enabled = true;
-
-		public boolean isEnabled() {
-			return this.enabled;
-		}
-
-		public void setEnabled(boolean enabled) {
-			this.enabled = enabled;
-		}
-
-	}
-
-	/**
-	 * Actuator settings.
-	 */
-	public static final class Actuator {
-
-		/**
-		 * Whether the locks endpoint accepts DELETE to force-unlock a key.
-		 */
-		private boolean forceUnlockEnabled;
-
-		public boolean isForceUnlockEnabled() {
-			return this.forceUnlockEnabled;
-		}
-
-		public void setForceUnlockEnabled(boolean forceUnlockEnabled) {
-			this.forceUnlockEnabled = forceUnlockEnabled;
-		}
-
-	}
-
-	/**
-	 * Options of the locks with one name. Unset options fall back to the global ones.
-	 */
-	public static final class Instance {
-
-		/**
-		 * Time to live of each grant. Empty means quorumlock.lease.
-		 */
-		private Duration lease;
-
-		/**
-		 * How long to wait for the lock; zero tries once. Empty means
-		 * quorumlock.wait-at-most.
-		 */
-		private Duration waitAtMost;
-
-		/**
-		 * Whether a watchdog extends the lease every lease/3. Empty means
-		 * quorumlock.renew.
-		 */
-		private Boolean renew;
-
-		/**
-		 * Bound on renewal after the grant. Empty means quorumlock.hold-at-most.
-		 */
-		private Duration holdAtMost;
-
-		/**
-		 * Minimum hold after the grant, kept even when released sooner. Empty means
-		 * quorumlock.hold-at-least.
-		 */
-		private Duration holdAtLeast;
-
-		public Duration getLease() {
-			return this.lease;
-		}
-
-		public void setLease(Duration lease) {
-			this.lease = lease;
-		}
-
-		public Duration getWaitAtMost() {
-			return this.waitAtMost;
-		}
-
-		public void setWaitAtMost(Duration waitAtMost) {
-			this.waitAtMost = waitAtMost;
-		}
-
-		public Boolean getRenew() {
-			return this.renew;
-		}
-
-		public void setRenew(Boolean renew) {
-			this.renew = renew;
-		}
-
-		public Duration getHoldAtMost() {
-			return this.holdAtMost;
-		}
-
-		public void setHoldAtMost(Duration holdAtMost) {
-			this.holdAtMost = holdAtMost;
-		}
-
-		public Duration getHoldAtLeast() {
-			return this.holdAtLeast;
-		}
-
-		public void setHoldAtLeast(Duration holdAtLeast) {
-			this.holdAtLeast = holdAtLeast;
-		}
-
 	}
 
 }

@@ -3,6 +3,8 @@ package io.quorumlock.autoconfigure;
 import java.time.Duration;
 import java.util.Map;
 
+import io.quorumlock.LockRules;
+
 /**
  * Checks {@code quorumlock.*} before the engine is built, so that a bad value stops the
  * start-up with one message naming the property and the value.
@@ -25,7 +27,7 @@ final class QuorumLockPropertiesValidator {
 			throw new InvalidQuorumLockPropertyException("quorumlock.clock-drift-factor", Double.toString(drift),
 					"must be in [0, 0.5): it is the share of each lease set aside for clock drift between nodes");
 		}
-		QuorumLockProperties.RetryDelay retry = properties.getRetryDelay();
+		RetryDelay retry = properties.getRetryDelay();
 		notNegative("quorumlock.retry-delay.min", retry.getMin());
 		notNegative("quorumlock.retry-delay.max", retry.getMax());
 		if (retry.getMax().compareTo(retry.getMin()) < 0) {
@@ -50,7 +52,7 @@ final class QuorumLockPropertiesValidator {
 		checkHold("quorumlock.hold-at-most", properties.getHoldAtMost(), "quorumlock.lease", lease);
 		checkHoldAtLeast("quorumlock.hold-at-least", properties.getHoldAtLeast(), "quorumlock.lease", lease,
 				properties.isRenew());
-		for (Map.Entry<String, QuorumLockProperties.Instance> entry : properties.getInstances().entrySet()) {
+		for (Map.Entry<String, Instance> entry : properties.getInstances().entrySet()) {
 			checkInstance("quorumlock.instances." + entry.getKey(), entry.getKey(), entry.getValue(), properties,
 					nodeTimeout);
 		}
@@ -69,7 +71,7 @@ final class QuorumLockPropertiesValidator {
 		}
 		String longestProperty = "quorumlock.lease";
 		Duration longest = properties.getLease();
-		for (Map.Entry<String, QuorumLockProperties.Instance> entry : properties.getInstances().entrySet()) {
+		for (Map.Entry<String, Instance> entry : properties.getInstances().entrySet()) {
 			Duration lease = entry.getValue().getLease();
 			if (lease != null && lease.compareTo(longest) > 0) {
 				longest = lease;
@@ -85,8 +87,8 @@ final class QuorumLockPropertiesValidator {
 		}
 	}
 
-	private static void checkInstance(String prefix, String name, QuorumLockProperties.Instance instance,
-			QuorumLockProperties properties, Duration nodeTimeout) {
+	private static void checkInstance(String prefix, String name, Instance instance, QuorumLockProperties properties,
+			Duration nodeTimeout) {
 		if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
 			throw new InvalidQuorumLockPropertyException(prefix, name,
 					"a lock name must not contain '{' or '}': they would move the Redis Cluster hash slot");
@@ -122,21 +124,17 @@ final class QuorumLockPropertiesValidator {
 			return;
 		}
 		notNegative(holdProperty, holdAtLeast);
-		if (!renew && holdAtLeast.compareTo(lease) > 0) {
-			throw new InvalidQuorumLockPropertyException(holdProperty, text(holdAtLeast), "must not be longer than "
-					+ leaseProperty + " (" + text(lease) + ") when renewal is off: the key would expire first");
-		}
+		LockRules.holdAtLeastProblem(holdAtLeast, lease, renew).ifPresent((problem) -> {
+			throw new InvalidQuorumLockPropertyException(holdProperty, text(holdAtLeast),
+					problem + " (the lease is " + leaseProperty + ")");
+		});
 	}
 
-	/**
-	 * A renewal every lease/3 must fit in the lease, so the node timeout must be shorter.
-	 */
 	private static void checkLease(String leaseProperty, Duration lease, Duration nodeTimeout) {
-		if (lease.compareTo(nodeTimeout.multipliedBy(3)) <= 0) {
+		LockRules.leaseProblem(lease, nodeTimeout).ifPresent((problem) -> {
 			throw new InvalidQuorumLockPropertyException("quorumlock.node-timeout", text(nodeTimeout),
-					"must be below a third of every lease, but " + leaseProperty + " is " + text(lease)
-							+ ": a renewal every lease/3 must fit in the lease");
-		}
+					problem + " (the lease is " + leaseProperty + ")");
+		});
 	}
 
 	private static void checkHold(String holdProperty, Duration holdAtMost, String leaseProperty, Duration lease) {
@@ -144,10 +142,10 @@ final class QuorumLockPropertiesValidator {
 			return;
 		}
 		positive(holdProperty, holdAtMost);
-		if (holdAtMost.compareTo(lease) < 0) {
+		LockRules.holdAtMostProblem(holdAtMost, lease).ifPresent((problem) -> {
 			throw new InvalidQuorumLockPropertyException(holdProperty, text(holdAtMost),
-					"must not be shorter than " + leaseProperty + " (" + text(lease) + ")");
-		}
+					problem + " (the lease is " + leaseProperty + ")");
+		});
 	}
 
 	private static Duration positive(String property, Duration value) {

@@ -73,7 +73,7 @@ class QuorumModeConfiguration {
 	 * The nodes of every {@link QuorumLockConnectionDetails} bean, without repeats, in
 	 * place of {@code quorumlock.nodes} when there is any such bean.
 	 */
-	static List<QuorumLockProperties.Node> nodes(QuorumLockProperties properties,
+	static List<Node> nodes(QuorumLockProperties properties,
 			ObjectProvider<QuorumLockConnectionDetails> connectionDetails) {
 		List<String> uris = connectionDetails.orderedStream()
 			.flatMap((details) -> details.nodeUris().stream())
@@ -82,7 +82,7 @@ class QuorumModeConfiguration {
 		if (uris.isEmpty()) {
 			return properties.getNodes();
 		}
-		return uris.stream().map(QuorumLockProperties.Node::new).toList();
+		return uris.stream().map(Node::new).toList();
 	}
 
 }

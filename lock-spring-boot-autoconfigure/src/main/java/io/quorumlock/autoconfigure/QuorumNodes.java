@@ -1,20 +1,22 @@
 package io.quorumlock.autoconfigure;
 
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.StaticCredentialsProvider;
 
+import io.quorumlock.redis.NodeUri;
+
 /**
  * Turns {@code quorumlock.nodes} into Lettuce URIs, strictly: a scheme of redis or
- * rediss, a host, a numeric port and at most a database number (Lettuce alone takes
- * {@code redis://host:notaport} as a host name). Messages name the property, such as
+ * rediss, a host, a numeric port and at most a database number, as {@link NodeUri} reads
+ * every node URI, and no query or fragment. Messages name the property, such as
  * {@code quorumlock.nodes[1]}, and never repeat a password.
  */
 final class QuorumNodes {
@@ -25,12 +27,12 @@ final class QuorumNodes {
 	/**
 	 * @throws InvalidQuorumLockPropertyException for a malformed or repeated node
 	 */
-	static List<RedisURI> toRedisUris(List<QuorumLockProperties.Node> nodes) {
+	static List<RedisURI> toRedisUris(List<Node> nodes) {
 		List<RedisURI> uris = new ArrayList<>(nodes.size());
 		Map<String, String> seen = new HashMap<>();
 		for (int i = 0; i < nodes.size(); i++) {
 			String property = "quorumlock.nodes[" + i + "]";
-			QuorumLockProperties.Node node = nodes.get(i);
+			Node node = nodes.get(i);
 			if (node == null) {
 				throw new InvalidQuorumLockPropertyException(property, "", "a node needs a URI");
 			}
@@ -38,7 +40,7 @@ final class QuorumNodes {
 			String address = uri.getHost().toLowerCase(Locale.ROOT) + ":" + uri.getPort();
 			String earlier = seen.putIfAbsent(address, property);
 			if (earlier != null) {
-				throw new InvalidQuorumLockPropertyException(property, redact(node.getUri()),
+				throw new InvalidQuorumLockPropertyException(property, NodeUri.redact(node.getUri()),
 						address + " is already listed as " + earlier + "; each node must be a distinct master");
 			}
 			uris.add(uri);
@@ -46,51 +48,26 @@ final class QuorumNodes {
 		return uris;
 	}
 
-	private static RedisURI toRedisUri(String property, QuorumLockProperties.Node node) {
+	private static RedisURI toRedisUri(String property, Node node) {
 		String text = node.getUri();
-		String shown = redact(text);
 		if (text == null || text.isBlank()) {
 			throw new InvalidQuorumLockPropertyException(property + ".uri", "", "a node needs a URI");
 		}
-		URI uri;
-		try {
-			uri = new URI(text.trim());
+		String shown = NodeUri.redact(text);
+		Optional<String> problem = NodeUri.problem(text);
+		if (problem.isPresent()) {
+			throw new InvalidQuorumLockPropertyException(property, shown, problem.get());
 		}
-		catch (URISyntaxException ex) {
-			throw new InvalidQuorumLockPropertyException(property, shown, "is not a valid URI: " + ex.getReason());
-		}
-		String scheme = uri.getScheme();
-		if (!"redis".equals(scheme) && !"rediss".equals(scheme)) {
-			throw new InvalidQuorumLockPropertyException(property, shown, "must start with redis:// or rediss://");
-		}
-		if (uri.getHost() == null) {
-			throw new InvalidQuorumLockPropertyException(property, shown,
-					"needs a host and a numeric port, as redis://host:6379");
-		}
-		if (uri.getPort() == 0 || uri.getPort() > 65535) {
-			throw new InvalidQuorumLockPropertyException(property, shown,
-					"has port " + uri.getPort() + ", outside 1..65535");
-		}
-		String path = uri.getPath();
-		if (path != null && !path.isEmpty() && !path.matches("/\\d{0,2}")) {
-			throw new InvalidQuorumLockPropertyException(property, shown,
-					"has path '" + path + "'; only a database number such as /0 is allowed");
-		}
+		URI uri = URI.create(text.trim());
 		if (uri.getQuery() != null || uri.getFragment() != null) {
+			// credentials belong in the node's properties, where Boot can mask them
 			throw new InvalidQuorumLockPropertyException(property, shown,
 					"must not have a query or fragment; set username and password as properties of the node");
 		}
-		RedisURI redisUri;
-		try {
-			redisUri = RedisURI.create(uri.toString());
-		}
-		catch (RuntimeException ex) {
-			throw new InvalidQuorumLockPropertyException(property, shown, "is not a valid Redis URI");
-		}
-		return withCredentials(property, node, redisUri);
+		return withCredentials(property, node, NodeUri.parse(text));
 	}
 
-	private static RedisURI withCredentials(String property, QuorumLockProperties.Node node, RedisURI uri) {
+	private static RedisURI withCredentials(String property, Node node, RedisURI uri) {
 		boolean hasUsername = node.getUsername() != null && !node.getUsername().isEmpty();
 		boolean hasPassword = node.getPassword() != null && !node.getPassword().isEmpty();
 		if (hasUsername && !hasPassword) {
@@ -102,11 +79,6 @@ final class QuorumNodes {
 					node.getPassword().toCharArray()));
 		}
 		return uri;
-	}
-
-	/** The URI with any user info masked, for messages and logs. */
-	static String redact(String uri) {
-		return (uri != null) ? uri.replaceAll("(?<=://)[^@/]*@", "******@") : null;
 	}
 
 }

@@ -9,16 +9,16 @@ import org.springframework.core.convert.converter.Converter;
  * {@code 10ms..200ms}.
  */
 @ConfigurationPropertiesBinding
-final class RetryDelayConverter implements Converter<String, QuorumLockProperties.RetryDelay> {
+final class RetryDelayConverter implements Converter<String, RetryDelay> {
 
 	@Override
-	public QuorumLockProperties.RetryDelay convert(String source) {
+	public RetryDelay convert(String source) {
 		int separator = source.indexOf("..");
 		if (separator < 0) {
 			throw new IllegalArgumentException(
 					"'" + source + "' is not a delay range; write min..max, such as 10ms..200ms");
 		}
-		return new QuorumLockProperties.RetryDelay(DurationStyle.detectAndParse(source.substring(0, separator).trim()),
+		return new RetryDelay(DurationStyle.detectAndParse(source.substring(0, separator).trim()),
 				DurationStyle.detectAndParse(source.substring(separator + 2).trim()));
 	}
 

@@ -89,19 +89,19 @@ class UnknownQuorumLockPropertyFailureAnalyzer
 			String name = prefix + "." + kebab(field.getName());
 			Class<?> fieldType = field.getType();
 			if (Map.class.isAssignableFrom(fieldType)) {
-				collect(QuorumLockProperties.Instance.class, name + ".<name>", into);
+				collect(Instance.class, name + ".<name>", into);
 			}
-			else if (fieldType.getDeclaringClass() == QuorumLockProperties.class
-					&& fieldType != QuorumLockProperties.RetryDelay.class) {
+			else if (fieldType.getPackage() == QuorumLockProperties.class.getPackage() && fieldType != RetryDelay.class
+					&& fieldType != Node.class) {
 				collect(fieldType, name, into);
 			}
 			else {
 				into.add(name);
-				if (fieldType == QuorumLockProperties.RetryDelay.class) {
+				if (fieldType == RetryDelay.class) {
 					collect(fieldType, name, into);
 				}
 				if (List.class.isAssignableFrom(fieldType)) {
-					collect(QuorumLockProperties.Node.class, name, into);
+					collect(Node.class, name, into);
 				}
 			}
 		}

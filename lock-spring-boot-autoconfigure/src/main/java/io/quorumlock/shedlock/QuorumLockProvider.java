@@ -70,8 +70,7 @@ public class QuorumLockProvider implements LockProvider {
 			.waitAtMost(Duration.ZERO);
 		try {
 			// the asynchronous entry point: a thread that still holds an overrun lock of
-			// the
-			// same name gets a fresh attempt, not a re-entry
+			// the same name gets a fresh attempt, not a re-entry
 			return Optional.of(new QuorumSimpleLock(this.registry.acquireAsync(request).join()));
 		}
 		catch (CompletionException ex) {

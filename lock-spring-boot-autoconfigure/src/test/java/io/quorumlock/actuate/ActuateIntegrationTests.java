@@ -206,15 +206,15 @@ class ActuateIntegrationTests {
 	}
 
 	@Test
-	void writeEndpointForcesALockOpen() {
-		LocksWriteEndpoint endpoint = new LocksWriteEndpoint(this.locks, this.locks);
+	void forceUnlockForcesALockOpen() {
+		LocksEndpoint endpoint = new LocksEndpoint(this.locks, this.locks);
 		Lease lease = this.other.acquire(request().renew(false));
 		// the grant returns at a quorum: wait for the last master's SET before counting
 		// deletions
 		String redisKey = "lock:{" + this.key + "}";
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> redis.nodes().stream().allMatch((node) -> node.exists(redisKey)));
-		LocksWriteEndpoint.ForceUnlockDescriptor result = endpoint.forceUnlock(SecurityContext.NONE,
+		LocksEndpoint.ForceUnlockDescriptor result = endpoint.forceUnlock(SecurityContext.NONE,
 				("lock:{" + this.key + "}").split("/"));
 		assertThat(result.deletedOnNodes()).isEqualTo(3);
 		assertThat(this.locks.tryAcquire(request())).hasValueSatisfying(Lease::release);

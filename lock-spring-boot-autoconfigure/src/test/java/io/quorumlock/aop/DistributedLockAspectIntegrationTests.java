@@ -247,7 +247,8 @@ class DistributedLockAspectIntegrationTests {
 		this.runner.withUserConfiguration(ShortLeaseConfiguration.class).run((context) -> {
 			assertThat(declarationFailure(context))
 				.hasMessageStartingWith("@DistributedLock on ShortLeaseService.run(): lease \"150ms\" "
-						+ "must be longer than 3 x the node timeout (50ms)");
+						+ "is refused: lease 150 ms is too short for node timeout 50 ms: the node timeout must be "
+						+ "below a third of every lease");
 		});
 	}
 
@@ -256,7 +257,7 @@ class DistributedLockAspectIntegrationTests {
 		this.runner.withUserConfiguration(ShortHoldConfiguration.class).run((context) -> {
 			assertThat(declarationFailure(context))
 				.hasMessageStartingWith("@DistributedLock on ShortHoldService.run(): holdAtMost \"10s\" "
-						+ "is shorter than the effective lease (30000ms, from configuration)");
+						+ "is refused: holdAtMost 10000 ms is shorter than lease 30000 ms (lease from configuration)");
 		});
 	}
 
@@ -265,7 +266,7 @@ class DistributedLockAspectIntegrationTests {
 		this.runner.withUserConfiguration(LongMinimumHoldConfiguration.class).run((context) -> {
 			assertThat(declarationFailure(context))
 				.hasMessageStartingWith("@DistributedLock on LongMinimumHoldService.run(): holdAtLeast \"40s\" "
-						+ "is longer than the effective lease (30000ms, from configuration) with renew = false");
+						+ "is refused: holdAtLeast 40000 ms is longer than the lease 30000 ms without renewal");
 		});
 	}
 
@@ -275,7 +276,7 @@ class DistributedLockAspectIntegrationTests {
 			.withUserConfiguration(PlainMinimumHoldConfiguration.class)
 			.run((context) -> assertThat(declarationFailure(context))
 				.hasMessageStartingWith("@DistributedLock on PlainMinimumHoldService.run(): lease \"10s\" "
-						+ "is shorter than holdAtLeast (20000ms, from configuration) with renew = false"));
+						+ "is refused: holdAtLeast 20000 ms is longer than the lease 10000 ms without renewal"));
 	}
 
 	@Test

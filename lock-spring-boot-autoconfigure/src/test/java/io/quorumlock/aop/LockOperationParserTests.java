@@ -96,16 +96,17 @@ class LockOperationParserTests {
 		assertThatExceptionOfType(DistributedLockDeclarationException.class).isThrownBy(() -> parse("zeroLease"))
 			.withMessage("@DistributedLock on Declarations.zeroLease(): lease \"0s\" must be positive");
 		assertThatExceptionOfType(DistributedLockDeclarationException.class).isThrownBy(() -> parse("shortHold"))
-			.withMessage("@DistributedLock on Declarations.shortHold(): holdAtMost \"10s\" is shorter than the lease "
-					+ "\"30s\"");
+			.withMessage("@DistributedLock on Declarations.shortHold(): holdAtMost \"10s\" is refused: "
+					+ "holdAtMost 10000 ms is shorter than lease 30000 ms");
 	}
 
 	@Test
 	void holdAtLeastIsParsedAndCheckedAgainstAnUnrenewedLease() {
 		assertThat(parse("scheduled").options().holdAtLeast()).contains(Duration.ofSeconds(20));
 		assertThatExceptionOfType(DistributedLockDeclarationException.class).isThrownBy(() -> parse("longHold"))
-			.withMessage("@DistributedLock on Declarations.longHold(): holdAtLeast \"40s\" is longer than the lease "
-					+ "\"30s\" with renew = false");
+			.withMessage("@DistributedLock on Declarations.longHold(): holdAtLeast \"40s\" is refused: "
+					+ "holdAtLeast 40000 ms is longer than the lease 30000 ms without renewal: the key would expire "
+					+ "first; lengthen the lease or turn renewal on (renew = false)");
 		assertThatExceptionOfType(DistributedLockDeclarationException.class).isThrownBy(() -> parse("negativeHold"))
 			.withMessage("@DistributedLock on Declarations.negativeHold(): holdAtLeast \"-1s\" must not be negative");
 		assertThat(parse("renewedLongHold").options().holdAtLeast()).contains(Duration.ofSeconds(40));

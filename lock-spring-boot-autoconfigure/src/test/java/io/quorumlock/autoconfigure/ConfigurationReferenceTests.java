@@ -98,9 +98,28 @@ class ConfigurationReferenceTests {
 				.append((value != null) ? "`" + render(value) + "`" : "")
 				.append(" | ")
 				.append(String.valueOf(property.getOrDefault("description", "")).replace("|", "\\|").replace('\n', ' '))
+				.append(deprecation(property))
 				.append(" |\n");
 		}
 		return table.toString();
+	}
+
+	/** The deprecation note of a property, with its replacement; empty if none. */
+	@SuppressWarnings("unchecked")
+	static String deprecation(Map<String, Object> property) {
+		Object deprecation = property.get("deprecation");
+		if (!(deprecation instanceof Map<?, ?>)) {
+			return "";
+		}
+		Map<String, Object> details = (Map<String, Object>) deprecation;
+		StringBuilder note = new StringBuilder(" **Deprecated**");
+		if (details.get("replacement") != null) {
+			note.append(": use `").append(details.get("replacement")).append('`');
+		}
+		if (details.get("reason") != null) {
+			note.append(". ").append(String.valueOf(details.get("reason")).replace("|", "\\|")).append('.');
+		}
+		return note.toString();
 	}
 
 	/** {@code java.util.Map<java.lang.String,a.b.C$D>} as {@code Map<String, D>}. */

@@ -98,8 +98,7 @@ class QuorumLockAutoConfigurationTests {
 				"quorumlock.nodes[1].password=s3cret", "quorumlock.nodes[2].uri=rediss://127.0.0.1:" + PORT_C + "/2")
 			.run((context) -> {
 				QuorumLockProperties properties = context.getBean(QuorumLockProperties.class);
-				assertThat(properties.getNodes()).extracting(QuorumLockProperties.Node::getUsername)
-					.containsExactly(null, "app", null);
+				assertThat(properties.getNodes()).extracting(Node::getUsername).containsExactly(null, "app", null);
 				assertThat(properties.getNodes().get(1).toString()).doesNotContain("s3cret");
 				assertThat(context.getBean(QuorumLockEngine.class).nodeAddresses()).hasSize(3);
 			});
@@ -200,7 +199,7 @@ class QuorumLockAutoConfigurationTests {
 	void runWhenNodeSchemeIsWrongShouldFailNamingTheProperty() {
 		this.runner.withPropertyValues("quorumlock.nodes[0]=http://127.0.0.1:" + PORT_A)
 			.run((context) -> assertThat(propertyFailure(context)).hasMessageStartingWith("quorumlock.nodes[0]=http://")
-				.hasMessageEndingWith("must start with redis:// or rediss://"));
+				.hasMessageEndingWith("must start with redis:// or rediss://, not http://"));
 	}
 
 	@Test
@@ -238,23 +237,25 @@ class QuorumLockAutoConfigurationTests {
 	void runWhenNodeTimeoutIsNotWellBelowTheLeaseShouldFailNamingTheProperty() {
 		this.runner.withPropertyValues("spring.data.redis.port=" + PORT_A, "quorumlock.node-timeout=10s")
 			.run((context) -> assertThat(propertyFailure(context))
-				.hasMessageStartingWith("quorumlock.node-timeout=10s: must be below a third of every lease, "
-						+ "but quorumlock.lease is 30s"));
+				.hasMessageStartingWith("quorumlock.node-timeout=10s: lease 30000 ms is too short for node timeout "
+						+ "10000 ms: the node timeout must be below a third of every lease (the lease is quorumlock.lease)"));
 	}
 
 	@Test
 	void runWhenNodeTimeoutIsNotWellBelowAnInstanceLeaseShouldFailNamingTheProperty() {
 		this.runner.withPropertyValues("spring.data.redis.port=" + PORT_A, "quorumlock.instances.orders.lease=150ms")
 			.run((context) -> assertThat(propertyFailure(context))
-				.hasMessageStartingWith("quorumlock.node-timeout=50ms: must be below a third of every lease, "
-						+ "but quorumlock.instances.orders.lease is 150ms"));
+				.hasMessageStartingWith("quorumlock.node-timeout=50ms: lease 150 ms is too short for node timeout "
+						+ "50 ms: the node timeout must be below a third of every lease (the lease is "
+						+ "quorumlock.instances.orders.lease)"));
 	}
 
 	@Test
 	void runWhenHoldAtMostIsShorterThanTheLeaseShouldFailNamingTheProperty() {
 		this.runner.withPropertyValues("spring.data.redis.port=" + PORT_A, "quorumlock.hold-at-most=10s")
 			.run((context) -> assertThat(propertyFailure(context))
-				.hasMessage("quorumlock.hold-at-most=10s: must not be shorter than quorumlock.lease (30s)"));
+				.hasMessage("quorumlock.hold-at-most=10s: holdAtMost 10000 ms is shorter than lease 30000 ms "
+						+ "(the lease is quorumlock.lease)"));
 	}
 
 	@Test

@@ -109,7 +109,7 @@ class Boot4ApplicationIntegrationTests {
 			.properties("server.port=0", "server.address=127.0.0.1",
 					"management.endpoints.web.exposure.include=health,locks,prometheus",
 					"management.endpoint.health.show-details=always", "management.health.redis.enabled=false",
-					"quorumlock.actuator.force-unlock-enabled=true", "quorumlock.node-timeout=1s")
+					"management.endpoint.locks.access=unrestricted", "quorumlock.node-timeout=1s")
 			.properties(properties)
 			.run();
 	}

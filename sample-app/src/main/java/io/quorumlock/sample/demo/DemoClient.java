@@ -138,7 +138,7 @@ public final class DemoClient {
 			}
 			ids.add(id);
 		}
-		Metrics before = Metrics.read(this);
+		LockWaitMetrics before = LockWaitMetrics.read(this);
 		Map<Integer, LongAdder> answers = new ConcurrentHashMap<>();
 		LongAdder retries = new LongAdder();
 		AtomicLong slowestRefusal = new AtomicLong();
@@ -146,16 +146,16 @@ public final class DemoClient {
 		ExecutorService threads = Executors.newFixedThreadPool(CLIENT_THREADS);
 		long started = System.nanoTime();
 		List<Future<?>> requests = new ArrayList<>();
-		// order by order, so the requests for one order run at the same time on every
-		// instance
+		// order by order, so the requests for one
+		// order run at the same time on every instance
 		for (String id : ids) {
 			for (int k = 0; k < perOrder; k++) {
 				String url = instance(k) + "/orders/" + id + "/pay";
 				requests.add(threads.submit(() -> {
 					long t0 = System.nanoTime();
 					HttpResponse<String> response = send("POST", url);
-					// a client retries a refusal (423, 503) a few times, as Retry-After
-					// invites it
+					// a client retries a refusal (423, 503)
+					// a few times, as Retry-After invites it
 					for (int attempt = 1; attempt < MAX_ATTEMPTS && !expectUnavailable
 							&& (response.statusCode() == 423 || response.statusCode() == 503); attempt++) {
 						retries.increment();
@@ -187,7 +187,7 @@ public final class DemoClient {
 			duplicates += Math.max(0, payments - 1);
 			paidOrders += (payments > 0) ? 1 : 0;
 		}
-		Metrics after = Metrics.read(this);
+		LockWaitMetrics after = LockWaitMetrics.read(this);
 		long ok = count(answers, 200);
 		System.out.printf(Locale.ROOT,
 				"requests:           %d (%d orders x %d, over %d instances, %d client threads)" + " in %.1f s%n",
@@ -231,6 +231,10 @@ public final class DemoClient {
 		return 0;
 	}
 
+	List<String> instances() {
+		return this.instances;
+	}
+
 	private String instance(int i) {
 		return this.instances.get(i % this.instances.size());
 	}
@@ -262,77 +266,6 @@ public final class DemoClient {
 			Thread.currentThread().interrupt();
 			throw new IOException("interrupted", ex);
 		}
-	}
-
-	/**
-	 * The {@code orders} lock's wait meters summed over the instances; not available when
-	 * no instance publishes them.
-	 */
-	private record Metrics(boolean available, double acquired, double waitSeconds, double maxWaitSeconds,
-			double timeout, double quorumUnavailable) {
-
-		static Metrics read(DemoClient client) throws IOException {
-			boolean available = false;
-			double acquired = 0;
-			double wait = 0;
-			double max = 0;
-			double timeout = 0;
-			double unavailable = 0;
-			for (String base : client.instances) {
-				String wait0 = base + "/actuator/metrics/distributed.lock.wait";
-				if (client.send("GET", wait0).statusCode() != 200) {
-					continue;
-				}
-				available = true;
-				JsonNode ok = measurements(client, wait0 + "?tag=lock:orders&tag=outcome:acquired");
-				acquired += statistic(ok, "COUNT");
-				wait += statistic(ok, "TOTAL_TIME");
-				max = Math.max(max, statistic(ok, "MAX"));
-				timeout += statistic(measurements(client, wait0 + "?tag=lock:orders&tag=outcome:timeout"), "COUNT");
-				unavailable += statistic(
-						measurements(client, wait0 + "?tag=lock:orders&tag=outcome:quorum_unavailable"), "COUNT");
-			}
-			return new Metrics(available, acquired, wait, max, timeout, unavailable);
-		}
-
-		private static JsonNode measurements(DemoClient client, String url) throws IOException {
-			HttpResponse<String> response = client.send("GET", url);
-			return (response.statusCode() == 200) ? json.readTree(response.body()).get("measurements") : null;
-		}
-
-		private static double statistic(JsonNode measurements, String name) {
-			if (measurements != null) {
-				for (JsonNode measurement : measurements) {
-					if (name.equals(measurement.get("statistic").asText())) {
-						return measurement.get("value").asDouble();
-					}
-				}
-			}
-			return 0;
-		}
-
-		String describeWaits(Metrics before) {
-			if (!this.available) {
-				return "n/a (this build publishes no /actuator/metrics/distributed.lock.wait)";
-			}
-			double count = this.acquired - before.acquired;
-			double seconds = this.waitSeconds - before.waitSeconds;
-			if (count == 0) {
-				return "0 acquisitions";
-			}
-			return String.format(Locale.ROOT, "%.0f acquisitions, mean wait %.0f ms, max %.0f ms (recent)", count,
-					seconds * 1000 / count, this.maxWaitSeconds * 1000);
-		}
-
-		String delta(Metrics before, String outcome) {
-			if (!this.available) {
-				return "n/a";
-			}
-			double now = outcome.equals("timeout") ? this.timeout : this.quorumUnavailable;
-			double then = outcome.equals("timeout") ? before.timeout : before.quorumUnavailable;
-			return String.format(Locale.ROOT, "%.0f", now - then);
-		}
-
 	}
 
 }

@@ -107,25 +107,21 @@ public class EmbeddedRedisListener implements SmartApplicationListener {
 		Path binary = RedisBinary.resolve();
 		EmbeddedRedisMasters started = EmbeddedRedisMasters.start(binary, MASTERS);
 		this.masters = started;
-		// Safety net for a JVM that exits without closing the context; removed on stop().
-		// It
-		// runs beside Spring Boot's own shutdown hook, so it closes the context first (or
-		// waits
-		// for that close to finish): the masters go last, after the lock engine.
+		// Safety net for a JVM that exits without closing the context;
+		// removed on stop(). It runs beside Spring Boot's own shutdown
+		// hook, so it closes the context first (or waits for that close
+		// to finish): the masters go last, after the lock engine.
 		Thread hook = new Thread(this::closeContextThenStop, "sample-embedded-redis-shutdown");
 		Runtime.getRuntime().addShutdownHook(hook);
 		this.shutdownHook = hook;
 		Map<String, Object> properties = new LinkedHashMap<>();
 		properties.put("quorumlock.nodes", String.join(",", started.uris()));
 		// The restart guard holds back a master whose uptime is below rejoin-delay (by
-		// default
-		// the longest lease, 30 s): a fresh master looks exactly like one that crashed
-		// and lost
-		// its keys. These masters were started a moment ago by this JVM and hold no lock
-		// of
-		// anyone, so the guard would only keep the sample from locking for its first 30
-		// s.
-		// Turning it off is safe here and only here; never for real masters.
+		// default the longest lease, 30 s): a fresh master looks exactly like one that
+		// crashed and lost its keys. These masters were started a moment ago by this JVM
+		// and hold no lock of anyone, so the guard would only keep the sample from
+		// locking for its first 30 s. Turning it off is safe here and only here; never
+		// for real masters.
 		properties.put("quorumlock.rejoin-delay", "0s");
 		properties.put(PIDS, started.pids().stream().map(String::valueOf).collect(Collectors.joining(",")));
 		environment.getPropertySources().addLast(new MapPropertySource(PROPERTY_SOURCE, properties));
@@ -169,8 +165,8 @@ public class EmbeddedRedisListener implements SmartApplicationListener {
 				Runtime.getRuntime().removeShutdownHook(hook);
 			}
 			catch (IllegalStateException ex) {
-				// the JVM is already shutting down: the hook may run, close() is
-				// idempotent
+				// the JVM is already shutting down: the
+				// hook may run, close() is idempotent
 			}
 		}
 	}

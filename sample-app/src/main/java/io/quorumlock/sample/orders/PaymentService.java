@@ -80,10 +80,9 @@ public class PaymentService {
 	 */
 	@DistributedLock(key = "#id", name = "orders", lease = "30s")
 	public Mono<PaymentOutcome> payReactive(String id) {
-		// This runs on the thread that granted the lease, possibly a Redis I/O thread:
-		// only
-		// assemble here. The JDBC work and the blocking fencing-token call run on
-		// boundedElastic.
+		// This runs on the thread that granted the lease, possibly
+		// a Redis I/O thread: only assemble here. The JDBC work and
+		// the blocking fencing-token call run on boundedElastic.
 		Lease lease = CurrentLease.get().orElseThrow();
 		return Mono.fromCallable(() -> charge(id, lease::fencingToken)).subscribeOn(Schedulers.boundedElastic());
 	}

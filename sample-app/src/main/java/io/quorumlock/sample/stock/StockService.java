@@ -92,8 +92,8 @@ public class StockService {
 		}
 		this.warehouse.simulate(request.reference());
 		this.transactions.executeWithoutResult((status) -> {
-			// absolute values computed from the read above: a lost update without the
-			// lock
+			// absolute values computed from the read
+			// above: a lost update without the lock
 			levels.forEach((sku, left) -> this.jdbc.update("update stock set available = ? where sku = ?", left, sku));
 			levels.keySet()
 				.forEach((sku) -> this.jdbc.update(

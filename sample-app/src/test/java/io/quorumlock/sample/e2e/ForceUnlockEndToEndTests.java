@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Force-unlock over HTTP when {@code quorumlock.actuator.force-unlock-enabled=true}, in
+ * Force-unlock over HTTP when {@code management.endpoint.locks.access=unrestricted}, in
  * single mode on the application's {@code spring.data.redis} server: {@code DELETE
  * /actuator/locks/{key}} deletes a key that another holder still has, says on how many
  * nodes, logs the key at WARN, and refuses a key outside the prefix with 400.
@@ -41,7 +41,7 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(classes = ForceUnlockEndToEndTests.App.class,
 		webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=health,locks",
-				"quorumlock.actuator.force-unlock-enabled=true", "quorumlock.node-timeout=1s",
+				"management.endpoint.locks.access=unrestricted", "quorumlock.node-timeout=1s",
 				"sample.embedded-redis.enabled=false" })
 class ForceUnlockEndToEndTests {
 

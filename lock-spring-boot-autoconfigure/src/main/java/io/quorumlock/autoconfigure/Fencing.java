@@ -1,0 +1,23 @@
+package io.quorumlock.autoconfigure;
+
+import java.time.Duration;
+
+/**
+ * Fencing token settings.
+ */
+public final class Fencing {
+
+	/**
+	 * Time to live of each per-key fencing counter after its last use.
+	 */
+	private Duration counterTtl = Duration.ofHours(1);
+
+	public Duration getCounterTtl() {
+		return this.counterTtl;
+	}
+
+	public void setCounterTtl(Duration counterTtl) {
+		this.counterTtl = counterTtl;
+	}
+
+}

@@ -84,12 +84,8 @@ final class LeaseWatchdog {
 	}
 
 	private void tick(RedisLease lease) {
-		if (lease.isReleased() || lease.lost() != null) {
-			return;
-		}
 		long now = this.timers.nanoTime();
-		if (Validity.remaining(lease.validUntil(), now) <= 0) {
-			this.losses.lose(lease, expired(lease.request()));
+		if (settled(lease, now)) {
 			return;
 		}
 		if (!renews(lease, now)) {
@@ -123,15 +119,25 @@ final class LeaseWatchdog {
 	}
 
 	private void retryTick(RedisLease lease) {
-		if (lease.isReleased() || lease.lost() != null) {
-			return;
-		}
 		long now = this.timers.nanoTime();
+		if (!settled(lease, now)) {
+			renew(lease, now);
+		}
+	}
+
+	/**
+	 * Whether nothing is left to renew: the lease is released or lost, or it has just
+	 * been found expired at {@code now} and is declared lost.
+	 */
+	private boolean settled(RedisLease lease, long now) {
+		if (lease.isReleased() || lease.lost() != null) {
+			return true;
+		}
 		if (Validity.remaining(lease.validUntil(), now) <= 0) {
 			this.losses.lose(lease, expired(lease.request()));
-			return;
+			return true;
 		}
-		renew(lease, now);
+		return false;
 	}
 
 	private void renew(RedisLease lease, long start) {

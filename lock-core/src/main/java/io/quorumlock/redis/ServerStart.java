@@ -81,10 +81,14 @@ final class ServerStart {
 			}
 			latency.accept(now - sent);
 			long uptimeSeconds = parseUptimeSeconds(answer);
-			// uptime is floored to whole seconds, so this start is never earlier than the
-			// real one; tagged with its epoch: believed only while that connection lasts
+			// Measured from the answer, not from the request: the server read its uptime
+			// at some moment before "now", and uptime is floored to whole seconds, so
+			// now - uptime is never earlier than the real start. From "sent" it would be
+			// early by the whole round trip, and a slow reply (a busy or just-restarted
+			// server, a starved client) let a restarted server vote inside its guard.
+			// Tagged with its epoch: believed only while that connection lasts.
 			this.start = new Start(sentIn,
-					(uptimeSeconds < 0) ? UNKNOWN : sent - TimeUnit.SECONDS.toNanos(uptimeSeconds), parseRunId(answer));
+					(uptimeSeconds < 0) ? UNKNOWN : now - TimeUnit.SECONDS.toNanos(uptimeSeconds), parseRunId(answer));
 			return Read.BELIEVED;
 		});
 	}

@@ -45,12 +45,27 @@ class ServerStartTests {
 		assertThat(this.start.isReading()).isFalse();
 		assertThat(this.start.runId()).isEqualTo("abc123");
 		assertThat(this.latency.get()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(3));
-		// started 42 s before the INFO was sent
-		assertThat(this.start.uptimeNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(42) + TimeUnit.MILLISECONDS.toNanos(3));
+		// started 42 s before the answer came (the server read its uptime before that)
+		assertThat(this.start.uptimeNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(42));
 		assertThat(this.start.isVoting(TimeUnit.SECONDS.toNanos(42))).isTrue();
 		assertThat(this.start.isVoting(TimeUnit.SECONDS.toNanos(43))).isFalse();
 		this.clock.addAndGet(TimeUnit.SECONDS.toNanos(1));
 		assertThat(this.start.isVoting(TimeUnit.SECONDS.toNanos(43))).isTrue();
+	}
+
+	@Test
+	void slowAnswerDoesNotDateTheStartEarly() {
+		// a server that started just now answers INFO 1.5 s after it was sent (a busy or
+		// just-restarted server, a starved client): it may report an uptime of 1 s
+		long sent = this.clock.get();
+		CompletableFuture<String> answer = new CompletableFuture<>();
+		this.start.read(() -> answer, this.latency::set);
+		this.clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(1500));
+		answer.complete(INFO.replace("uptime_in_seconds:42", "uptime_in_seconds:1"));
+		// the real start is at least 0.5 s after "sent"; dating it from "sent" would have
+		// let the node vote a whole second inside its restart guard
+		assertThat(this.start.startedAt()).isGreaterThanOrEqualTo(sent + TimeUnit.MILLISECONDS.toNanos(500));
+		assertThat(this.start.isVoting(TimeUnit.SECONDS.toNanos(2))).isFalse();
 	}
 
 	@Test

@@ -81,16 +81,30 @@ final class ServerStart {
 			}
 			latency.accept(now - sent);
 			long uptimeSeconds = parseUptimeSeconds(answer);
-			// Measured from the answer, not from the request: the server read its uptime
-			// at some moment before "now", and uptime is floored to whole seconds, so
-			// now - uptime is never earlier than the real start. From "sent" it would be
-			// early by the whole round trip, and a slow reply (a busy or just-restarted
-			// server, a starved client) let a restarted server vote inside its guard.
 			// Tagged with its epoch: believed only while that connection lasts.
-			this.start = new Start(sentIn,
-					(uptimeSeconds < 0) ? UNKNOWN : now - TimeUnit.SECONDS.toNanos(uptimeSeconds), parseRunId(answer));
+			this.start = new Start(sentIn, (uptimeSeconds < 0) ? UNKNOWN : latestStart(uptimeSeconds, now),
+					parseRunId(answer));
 			return Read.BELIEVED;
 		});
+	}
+
+	/**
+	 * The latest moment the server can have started, given the uptime it reported in an
+	 * answer that arrived at {@code answeredAt}; never earlier than the real start.
+	 * <ul>
+	 * <li>Counted back from the answer, not from the request: the server read its uptime
+	 * at some moment before the answer arrived. Counted from the request it would be
+	 * early by the whole round trip, and a slow reply (a busy or just-restarted server, a
+	 * starved client) let a restarted server vote inside its guard.</li>
+	 * <li>One second less than reported: Redis computes {@code uptime_in_seconds} as the
+	 * difference of two wall-clock times each truncated to whole seconds, so it can run
+	 * up to a second ahead of the real uptime (a server started at x.999 s reports 1 at
+	 * x+1.001 s). Taken at face value it let a server restarted 1.1 s earlier vote under
+	 * a 2 s guard (found by the multi-JVM soak).</li>
+	 * </ul>
+	 */
+	static long latestStart(long uptimeSeconds, long answeredAt) {
+		return answeredAt - TimeUnit.SECONDS.toNanos(Math.max(0, uptimeSeconds - 1));
 	}
 
 	/** Whether a read is in flight. */

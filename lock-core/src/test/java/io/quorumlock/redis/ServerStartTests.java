@@ -45,12 +45,48 @@ class ServerStartTests {
 		assertThat(this.start.isReading()).isFalse();
 		assertThat(this.start.runId()).isEqualTo("abc123");
 		assertThat(this.latency.get()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(3));
-		// started 42 s before the answer came (the server read its uptime before that)
-		assertThat(this.start.uptimeNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(42));
-		assertThat(this.start.isVoting(TimeUnit.SECONDS.toNanos(42))).isTrue();
-		assertThat(this.start.isVoting(TimeUnit.SECONDS.toNanos(43))).isFalse();
+		// started at least 41 s before the answer came: an uptime of 42 whole seconds may
+		// be up to a second ahead, and the server read it before the answer came
+		assertThat(this.start.uptimeNanos()).isEqualTo(TimeUnit.SECONDS.toNanos(41));
+		assertThat(this.start.isVoting(TimeUnit.SECONDS.toNanos(41))).isTrue();
+		assertThat(this.start.isVoting(TimeUnit.SECONDS.toNanos(42))).isFalse();
 		this.clock.addAndGet(TimeUnit.SECONDS.toNanos(1));
-		assertThat(this.start.isVoting(TimeUnit.SECONDS.toNanos(43))).isTrue();
+		assertThat(this.start.isVoting(TimeUnit.SECONDS.toNanos(42))).isTrue();
+	}
+
+	@Test
+	void uptimeOfWholeSecondsMayRunASecondAheadOfTheRealOne() {
+		// Redis subtracts two wall-clock times truncated to seconds: started at x.999 s,
+		// it answers at x+1.001 s with uptime_in_seconds:1 after 2 ms of real uptime
+		long realStart = this.clock.get();
+		CompletableFuture<String> answer = new CompletableFuture<>();
+		this.start.read(() -> answer, this.latency::set);
+		this.clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(2));
+		answer.complete(INFO.replace("uptime_in_seconds:42", "uptime_in_seconds:1"));
+		assertThat(this.start.startedAt()).as("never before the real start").isGreaterThanOrEqualTo(realStart);
+		// a 2 s guard holds it back until 2 s after the real start at least
+		this.clock.set(realStart + TimeUnit.MILLISECONDS.toNanos(1999));
+		assertThat(this.start.isVoting(TimeUnit.SECONDS.toNanos(2))).isFalse();
+		// at most a second more than it had to, plus the answer's own delay
+		this.clock.set(realStart + TimeUnit.MILLISECONDS.toNanos(2002));
+		assertThat(this.start.isVoting(TimeUnit.SECONDS.toNanos(2))).isTrue();
+	}
+
+	@Test
+	void uptimeAheadOrBehindByUpToASecondNeverDatesTheStartEarly() {
+		// every real uptime at the read, at every fraction of the wall-clock second the
+		// server started in: the estimate is never before the real start, and at most two
+		// seconds after it
+		for (long startMillis = 0; startMillis < 1000; startMillis += 37) {
+			for (long realUptimeMillis = 0; realUptimeMillis < 5000; realUptimeMillis += 41) {
+				long reported = (startMillis + realUptimeMillis) / 1000 - startMillis / 1000;
+				long answeredAt = TimeUnit.SECONDS.toNanos(5000) + TimeUnit.MILLISECONDS.toNanos(realUptimeMillis);
+				long realStart = TimeUnit.SECONDS.toNanos(5000);
+				long estimate = ServerStart.latestStart(reported, answeredAt);
+				assertThat(estimate).as("start %d ms into its second, up %d ms", startMillis, realUptimeMillis)
+					.isBetween(realStart, realStart + TimeUnit.SECONDS.toNanos(2));
+			}
+		}
 	}
 
 	@Test

@@ -91,6 +91,8 @@ class RestartGuardIntegrationTests {
 			redis.node(2).restart();
 			redis.node(0).restart();
 			try (QuorumLockEngine b = engine(rejoin)) {
+				// B dates node 1's start from its own read, up to a second later than A
+				await().atMost(Duration.ofSeconds(10)).until(() -> b.nodes().get(1).countsTowardQuorum());
 				assertThatExceptionOfType(QuorumUnavailableException.class).isThrownBy(() -> b.acquire(request()))
 					.withMessageContaining("acquired 0 of 3 nodes, quorum 2, 1 answered")
 					.withMessageContaining(redis.node(0).port() + ": held back by the restart guard for another")

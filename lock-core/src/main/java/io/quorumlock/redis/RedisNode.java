@@ -70,7 +70,7 @@ abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits
 		this.scheduler = context.scheduler();
 		this.nanoClock = context.nanoClock();
 		this.redos = new Redos((redo) -> eval(redo.script(), redo.key(), redo.args()), this.nanoClock, this.scheduler,
-				this::isConnected, this::isClosed);
+				this::isConnected, this::isClosed, this::epoch);
 		this.pubSub = new PubSub(this::connectPubSub, context.onMessage(), this.scheduler, this::isClosed);
 		this.reconnector = new Reconnector(
 				(task, delay) -> this.scheduler.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS),

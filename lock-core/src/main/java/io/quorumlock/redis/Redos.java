@@ -7,17 +7,36 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
+import io.lettuce.core.RedisCommandTimeoutException;
+
 /**
  * The compare-and-delete commands (releases, undos) a node failed without a reply from
  * Redis (rejected while disconnected, or lost with the connection), sent again once the
  * node is back: the SET they undo may have landed before the drop. Each is dropped once
  * the lease it undoes is over, so the queue only ever holds what could still be alive.
+ * <p>
+ * A command that timed out on a connection that is still the one it was sent on is not
+ * lost: it waits on that connection, in order, and the server runs it when it reads it (a
+ * paused or overloaded server). It is sent again only once that connection is gone (a new
+ * epoch), never while it lasts: resending on every timeout flooded a stalled master with
+ * copies, each of which timed out and was sent again in turn.
  */
 final class Redos {
 
-	/** A command to send again until {@code until} (nanoTime). */
-	record Redo(Script script, String key, String[] args, long until) {
+	/**
+	 * A command to send again until {@code until} (nanoTime); {@code sentIn} is the
+	 * connection epoch its last copy was sent in.
+	 */
+	record Redo(Script script, String key, String[] args, long until, long sentIn) {
+
+		Redo sentIn(long epoch) {
+			return (epoch == this.sentIn) ? this : new Redo(this.script, this.key, this.args, this.until, epoch);
+		}
+
 	}
+
+	/** The epoch of a command that is on no connection: no epoch is ever this. */
+	private static final long NOT_ON_A_CONNECTION = Long.MIN_VALUE;
 
 	private final ConcurrentLinkedQueue<Redo> queue = new ConcurrentLinkedQueue<>();
 
@@ -31,20 +50,24 @@ final class Redos {
 
 	private final BooleanSupplier closed;
 
+	private final LongSupplier epoch;
+
 	/**
 	 * @param send sends a command once
 	 * @param nanoClock the engine's clock
 	 * @param executor where a redo is started when no reconnect will come to start it
 	 * @param connected whether the node is connected now
 	 * @param closed whether the node is closed
+	 * @param epoch the node's connection epoch now ({@link Node#epoch()})
 	 */
 	Redos(Function<Redo, CompletableFuture<Long>> send, LongSupplier nanoClock, Executor executor,
-			BooleanSupplier connected, BooleanSupplier closed) {
+			BooleanSupplier connected, BooleanSupplier closed, LongSupplier epoch) {
 		this.send = send;
 		this.nanoClock = nanoClock;
 		this.executor = executor;
 		this.connected = connected;
 		this.closed = closed;
+		this.epoch = epoch;
 	}
 
 	/**
@@ -53,22 +76,36 @@ final class Redos {
 	 * as {@code aliveNanos} from now (the lease the command undoes).
 	 */
 	CompletableFuture<Long> send(Script script, long aliveNanos, String key, String... args) {
-		return send(new Redo(script, key, args, this.nanoClock.getAsLong() + aliveNanos));
+		return send(new Redo(script, key, args, this.nanoClock.getAsLong() + aliveNanos, 0));
 	}
 
-	private CompletableFuture<Long> send(Redo command) {
+	private CompletableFuture<Long> send(Redo redo) {
+		// before sending: the copy waits on this connection for as long as it lasts
+		Redo command = redo.sentIn(this.epoch.getAsLong());
 		CompletableFuture<Long> reply = this.send.apply(command);
 		reply.whenComplete((value, error) -> {
 			if (Futures.withoutReply(error) && !this.closed.getAsBoolean()) {
-				this.queue.add(command);
-				if (this.connected.getAsBoolean()) {
-					// back already (or never gone: a command timeout): no reconnect will
-					// come to send it
+				// only a timeout leaves the command on the connection; any other failure
+				// without a reply (refused while disconnected, lost with the connection)
+				// means it may never have reached Redis
+				Redo pending = (Futures.unwrap(error) instanceof RedisCommandTimeoutException) ? command
+						: command.sentIn(NOT_ON_A_CONNECTION);
+				this.queue.add(pending);
+				if (this.connected.getAsBoolean() && !waitsOnTheConnection(pending)) {
+					// reconnected already: no reconnect will come to send it
 					this.executor.execute(this::redoPending);
 				}
 			}
 		});
 		return reply;
+	}
+
+	/**
+	 * Whether the last copy of the command may still reach the server: the connection it
+	 * was sent on is still open (it timed out there, the server has not read it yet).
+	 */
+	private boolean waitsOnTheConnection(Redo command) {
+		return command.sentIn() == this.epoch.getAsLong() && this.connected.getAsBoolean();
 	}
 
 	/**
@@ -85,7 +122,13 @@ final class Redos {
 			if (command == null) {
 				return;
 			}
-			if (command.until() - now > 0) {
+			if (command.until() - now <= 0) {
+				continue; // the key it deletes has expired on its own
+			}
+			if (waitsOnTheConnection(command)) {
+				this.queue.add(command); // still on its way: no copy
+			}
+			else {
 				send(command);
 			}
 		}

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import org.junit.jupiter.api.Test;
 
@@ -35,11 +36,14 @@ class RedosTests {
 
 	private boolean closed;
 
+	/** The connection epoch: bumped on every disconnect and reconnect. */
+	private final AtomicLong epoch = new AtomicLong();
+
 	private final Redos redos = new Redos((redo) -> {
 		this.sent.add(redo);
 		CompletableFuture<Long> answer = this.answers.poll();
 		return (answer != null) ? answer : CompletableFuture.completedFuture(1L);
-	}, this.clock::get, this.executed::add, () -> this.connected, () -> this.closed);
+	}, this.clock::get, this.executed::add, () -> this.connected, () -> this.closed, this.epoch::get);
 
 	@Test
 	void commandLostWhileDisconnectedIsSentAgainOnceBack() {
@@ -49,7 +53,7 @@ class RedosTests {
 		assertThat(this.executed).as("no connection to send it on: the reconnect will").isEmpty();
 		this.redos.redoPending();
 		assertThat(this.sent).as("still disconnected").hasSize(1);
-		this.connected = true;
+		reconnect();
 		this.clock.addAndGet(LEASE - 1);
 		this.redos.redoPending();
 		assertThat(this.sent).hasSize(2);
@@ -62,7 +66,7 @@ class RedosTests {
 	void commandWhoseLeaseIsOverIsDropped() {
 		this.answers.add(lost());
 		this.redos.send(Script.RELEASE, LEASE, "k", "token", "ch");
-		this.connected = true;
+		reconnect();
 		this.clock.addAndGet(LEASE);
 		this.redos.redoPending();
 		assertThat(this.sent).as("the key it deletes has expired on its own").hasSize(1);
@@ -73,11 +77,15 @@ class RedosTests {
 	void commandLostAgainStaysQueuedWhileTheLeaseLasts() {
 		this.answers.add(lost());
 		this.redos.send(Script.RELEASE, LEASE, "k", "token", "ch");
-		this.connected = true;
-		this.answers.add(lost());
+		reconnect();
+		// the copy is lost too, its connection dropped and came back while it was out
+		CompletableFuture<Long> second = new CompletableFuture<>();
+		this.answers.add(second);
 		this.redos.redoPending();
+		reconnect();
+		second.completeExceptionally(new RedisConnectionException("Connection closed"));
 		assertThat(this.redos.pending()).isOne();
-		assertThat(this.executed).as("connected: sent again without waiting for a reconnect").hasSize(1);
+		assertThat(this.executed).as("reconnected already: sent again without waiting for another").hasSize(1);
 		this.clock.addAndGet(LEASE);
 		this.executed.poll().run();
 		assertThat(this.sent).hasSize(2);
@@ -85,7 +93,31 @@ class RedosTests {
 	}
 
 	@Test
-	void commandTimedOutOnALiveConnectionIsSentAgainWithoutAReconnect() {
+	void commandTimedOutOnALiveConnectionWaitsThereAndIsSentAgainOnlyAfterAReconnect() {
+		this.connected = true;
+		this.answers.add(timedOut());
+		this.redos.send(Script.RELEASE, LEASE, "k", "token", "ch");
+		assertThat(this.executed).as("still on its way on the same connection").isEmpty();
+		// a stalled server: however often the periodic check runs, no copies pile up
+		for (int i = 0; i < 5; i++) {
+			this.redos.redoPending();
+		}
+		assertThat(this.sent).hasSize(1);
+		assertThat(this.redos.pending()).isOne();
+		// the connection drops and comes back: the command may never have reached Redis
+		this.connected = false;
+		this.epoch.incrementAndGet();
+		reconnect();
+		this.redos.redoPending();
+		assertThat(this.sent).hasSize(2);
+		assertThat(this.redos.pending()).isZero();
+	}
+
+	@Test
+	void commandLostWithoutATimeoutIsSentAgainAtOnceWhenConnected() {
+		// refused or dropped, not timed out: it may never have reached Redis, so it is
+		// not
+		// left to wait on a connection even if the epoch looks the same
 		this.connected = true;
 		this.answers.add(lost());
 		this.redos.send(Script.RELEASE, LEASE, "k", "token", "ch");
@@ -93,6 +125,19 @@ class RedosTests {
 		this.executed.poll().run();
 		assertThat(this.sent).hasSize(2);
 		assertThat(this.redos.pending()).isZero();
+	}
+
+	@Test
+	void commandTimedOutOnALiveConnectionIsDroppedWhenItsLeaseIsOver() {
+		this.connected = true;
+		this.answers.add(timedOut());
+		this.redos.send(Script.RELEASE, LEASE, "k", "token", "ch");
+		this.clock.addAndGet(LEASE);
+		this.redos.redoPending();
+		assertThat(this.redos.pending()).isZero();
+		reconnect();
+		this.redos.redoPending();
+		assertThat(this.sent).hasSize(1);
 	}
 
 	@Test
@@ -110,6 +155,15 @@ class RedosTests {
 		this.answers.add(lost());
 		this.redos.send(Script.RELEASE, LEASE, "k", "token", "ch");
 		assertThat(this.redos.pending()).isZero();
+	}
+
+	private void reconnect() {
+		this.epoch.incrementAndGet();
+		this.connected = true;
+	}
+
+	private static CompletableFuture<Long> timedOut() {
+		return CompletableFuture.failedFuture(new RedisCommandTimeoutException("Command timed out after 1 second(s)"));
 	}
 
 	private static CompletableFuture<Long> lost() {

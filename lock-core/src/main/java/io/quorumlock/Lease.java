@@ -84,7 +84,10 @@ public interface Lease extends AutoCloseable {
 	 * timeouts and not longer than the restart guard, like any lease
 	 * @return true if extended; false if the lease is no longer held: released, lost,
 	 * expired, or a quorum of nodes did not extend it, in which case it is now lost (as a
-	 * failed renewal is: {@link #isValid()} turns false and the listeners hear of it)
+	 * failed renewal is: {@link #isValid()} turns false and the listeners hear of it). A
+	 * round that lacked a quorum of answers is tried again, twice at most, after the
+	 * jittered retry delay and while another round fits in the validity left; a quorum
+	 * that answered no is final.
 	 * @throws IllegalArgumentException if {@code lease} is null, not positive, or breaks
 	 * a rule every lease follows, naming the lease and the figures
 	 * @throws IllegalStateException if the lease renews itself (its watchdog already

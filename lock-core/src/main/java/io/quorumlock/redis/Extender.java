@@ -10,14 +10,20 @@ import io.quorumlock.LockRules;
  * {@link io.quorumlock.Lease#extend(Duration)}: the keys of a lease without renewal set
  * to a new lease by the round renewal runs ({@link ExtensionRound}). It counts only if
  * the lease was valid when the round began and the round reached a quorum on every key;
- * the lease then takes the round's validity (earlier, for a shorter lease) and its
- * watchdog's expiry check moves there. A round that fails marks the lease lost, as a
- * failed renewal does. A lease's extensions run one after another, so that rounds of
- * different lengths never race on the nodes; renewing leases are refused, so no extension
- * races a renewal either. Before a round is sent the lease's release redo window grows to
- * the new length ({@link RedisLease#mayLastFor}), whatever the outcome.
+ * the lease then takes the round's validity and its watchdog's expiry check moves there.
+ * A shorter lease shortens the validity before its round is sent. A round that misses the
+ * quorum for lack of answers is tried again after a jittered retry delay while another
+ * fits in the validity left, as renewal is; a quorum that answered no, or no round left,
+ * marks the lease lost, as a failed renewal does. A lease's extensions run one after
+ * another, so that rounds of different lengths never race on the nodes; renewing leases
+ * are refused, so no extension races a renewal either. Before a round is sent the lease's
+ * release redo window grows to the new length ({@link RedisLease#mayLastFor}), whatever
+ * the outcome.
  */
 final class Extender {
+
+	/** Rounds tried again after one without a quorum of answers. */
+	static final int RETRIES = 2;
 
 	private final LeaseWatchdog watchdog;
 
@@ -96,7 +102,7 @@ final class Extender {
 	CompletableFuture<Boolean> extend(RedisLease lease, Duration length, Duration holdAtLeast) {
 		CompletableFuture<Boolean> mine = new CompletableFuture<>();
 		CompletableFuture<Boolean> before = lease.queueExtension(mine);
-		Runnable start = () -> round(lease, length, holdAtLeast).whenComplete((extended, error) -> {
+		Runnable start = () -> round(lease, length, holdAtLeast, RETRIES).whenComplete((extended, error) -> {
 			if (error != null) {
 				mine.completeExceptionally(Futures.unwrap(error));
 			}
@@ -113,7 +119,12 @@ final class Extender {
 		return mine;
 	}
 
-	private CompletableFuture<Boolean> round(RedisLease lease, Duration length, Duration holdAtLeast) {
+	/**
+	 * One attempt: a round on every key; one that missed the quorum for lack of answers
+	 * is tried again, as renewal does, while another fits in the validity left, but at
+	 * most {@link #RETRIES} times: the caller waits for the outcome.
+	 */
+	private CompletableFuture<Boolean> round(RedisLease lease, Duration length, Duration holdAtLeast, int retries) {
 		long start = this.timers.nanoTime();
 		if (lease.isReleased() || lease.lost() != null) {
 			return CompletableFuture.completedFuture(false);
@@ -123,21 +134,44 @@ final class Extender {
 			this.losses.lose(lease, "expired before its " + what);
 			return CompletableFuture.completedFuture(false);
 		}
+		ExtensionRound rounds = this.watchdog.rounds();
 		lease.mayLastFor(length.toNanos());
-		return this.watchdog.rounds().run(lease, length, start, what).thenApply((outcome) -> {
+		long shortest = rounds.validUntil(start, length);
+		if (shortest - lease.validUntil() < 0) {
+			// a shorter lease shortens the validity at once: whatever the outcome, some
+			// nodes may have the shorter TTL now
+			lease.extended(shortest, lease.holdUntil());
+			this.watchdog.rearm(lease);
+		}
+		return rounds.run(lease, length, start, what).thenCompose((outcome) -> {
 			if (!outcome.extended()) {
-				this.losses.lose(lease, outcome.failure());
-				return false;
+				long delay = (outcome.mayRetry() && retries > 0) ? rounds.retryDelayNanos(lease) : -1;
+				if (delay < 0) {
+					this.losses.lose(lease, outcome.failure());
+					return CompletableFuture.completedFuture(false);
+				}
+				CompletableFuture<Boolean> retried = new CompletableFuture<>();
+				this.timers
+					.schedule(() -> round(lease, length, holdAtLeast, retries - 1).whenComplete((extended, error) -> {
+						if (error != null) {
+							retried.completeExceptionally(error);
+						}
+						else {
+							retried.complete(extended);
+						}
+					}), delay);
+				return retried;
 			}
 			if (lease.isReleased() || lease.lost() != null) {
-				return false; // released or found expired while the round ran
+				return CompletableFuture.completedFuture(false); // released or found
+																	// expired
 			}
 			// measured from the answers, so the keys are never kept too briefly
 			long holdUntil = (holdAtLeast != null) ? this.timers.nanoTime() + holdAtLeast.toNanos() : lease.holdUntil();
 			lease.extended(outcome.validUntil(), holdUntil);
 			this.watchdog.rearm(lease);
 			// a watchdog tick that read the old validity may have declared it lost
-			return lease.lost() == null && !lease.isReleased();
+			return CompletableFuture.completedFuture(lease.lost() == null && !lease.isReleased());
 		});
 	}
 

@@ -41,6 +41,22 @@ final class ExtensionRound {
 	}
 
 	/**
+	 * A jittered delay after which another round still fits in the lease's validity, or
+	 * -1 if none does: a round that missed the quorum for lack of answers is tried again
+	 * after it.
+	 */
+	long retryDelayNanos(RedisLease lease) {
+		long delay = this.timers.retryDelayNanos();
+		long now = this.timers.nanoTime();
+		return (Validity.remaining(lease.validUntil(), now + delay + this.voters.writeRoundNanos()) > 0) ? delay : -1;
+	}
+
+	/** The validity a round of {@code leaseLength} started at {@code start} grants. */
+	long validUntil(long start, Duration leaseLength) {
+		return this.validity.validUntil(start, leaseLength.toNanos());
+	}
+
+	/**
 	 * Extend every key of the lease to {@code lease}, in a round that started at
 	 * {@code start}; {@code what} names the round in a failure ("renewal", ...).
 	 */
@@ -63,7 +79,7 @@ final class ExtensionRound {
 							tally.nodes() - tally.no() >= tally.quorum());
 				}
 			}
-			long until = this.validity.validUntil(start, leaseLength.toNanos());
+			long until = validUntil(start, leaseLength);
 			if (Validity.remaining(until, now) <= 0) {
 				return new Outcome(0, what + " took longer than the lease", false);
 			}

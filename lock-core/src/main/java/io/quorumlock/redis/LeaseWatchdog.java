@@ -13,8 +13,6 @@ package io.quorumlock.redis;
  */
 final class LeaseWatchdog {
 
-	private final Voters voters;
-
 	private final Timers timers;
 
 	private final Validity validity;
@@ -26,7 +24,6 @@ final class LeaseWatchdog {
 	private final ExtensionRound rounds;
 
 	LeaseWatchdog(Voters voters, Timers timers, Validity validity, Losses losses, Listeners listener) {
-		this.voters = voters;
 		this.rounds = new ExtensionRound(voters, timers, validity);
 		this.timers = timers;
 		this.validity = validity;
@@ -106,9 +103,8 @@ final class LeaseWatchdog {
 		if (lease.isReleased() || lease.lost() != null) {
 			return true;
 		}
-		long delay = this.timers.retryDelayNanos();
-		long now = this.timers.nanoTime();
-		if (Validity.remaining(lease.validUntil(), now + delay + this.voters.writeRoundNanos()) <= 0) {
+		long delay = this.rounds.retryDelayNanos(lease);
+		if (delay < 0) {
 			return false;
 		}
 		lease.watchdog(this.timers.after(delay, (timeout) -> this.timers.runOnScheduler(() -> retryTick(lease))));

@@ -212,7 +212,7 @@ class LeaseExtensionIntegrationTests {
 		}
 
 		@Test
-		void majorityPausedFailsWithinTheNodeTimeout() {
+		void majorityPausedFailsOnceItsRetriesAreSpent() {
 			Lease lease = this.locks.acquire(request("job"));
 			majority().forEach(RedisServer::pause);
 			assertThat(lease.extendAsync(LONG)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(false);

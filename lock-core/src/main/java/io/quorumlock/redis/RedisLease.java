@@ -162,7 +162,7 @@ final class RedisLease implements Lease {
 	 * Raise {@link #longestLeaseNanos()} before keys may be set to {@code leaseNanos}.
 	 */
 	void mayLastFor(long leaseNanos) {
-		// only extension rounds write it, one at a time (afterExtensions)
+		// only extension rounds write it, one at a time (Extender queues them)
 		if (leaseNanos > this.longestLeaseNanos) {
 			this.longestLeaseNanos = leaseNanos;
 		}

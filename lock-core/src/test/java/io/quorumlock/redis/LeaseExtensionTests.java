@@ -257,6 +257,22 @@ class LeaseExtensionTests {
 	}
 
 	@Test
+	void leaseTheRestartGuardDoesNotCoverIsRefused() {
+		RedisLease lease = acquire("k");
+		CallerThreads threads = new CallerThreads(Runnable::run);
+		Losses losses = new Losses(new Listeners(List.of(), threads));
+		Extender guarded = new Extender(
+				new LeaseWatchdog(this.parts.voters, this.parts.timers, this.parts.validity, losses,
+						new Listeners(List.of(), threads)),
+				losses, threads, this.parts.timers, Duration.ofMillis(50),
+				RestartGuard.of(3, Duration.ofSeconds(5), java.util.Map.of()));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> guarded.extendForCaller(lease, Duration.ofSeconds(6), null))
+			.withMessageContaining("lease 6000 ms is longer than the restart guard in force, 5000 ms");
+		assertThat(guarded.extendForCaller(lease, Duration.ofSeconds(5), null)).isTrue();
+	}
+
+	@Test
 	void badMinimumHoldIsRefusedNamingIt() {
 		RedisLease lease = acquire("k");
 		assertThatIllegalArgumentException().isThrownBy(() -> lease.extend(LEASE, null))

@@ -65,6 +65,78 @@ public interface Lease extends AutoCloseable {
 	boolean isValid();
 
 	/**
+	 * Set every key of this lease to expire {@code lease} from now, for a lease taken
+	 * without renewal ({@link LockRequest#renew(boolean) renew(false)}) whose work runs
+	 * longer than planned. The keys are extended where this lease's token still holds
+	 * them (a token-checked compare-and-expire, the round renewal uses, waiting for
+	 * replicas where {@code sync-replicas} is set), on every node that may vote. The
+	 * extension counts only if a quorum extended every key and the lease was still valid
+	 * when the round began; the new validity is measured from the round's start, net of
+	 * the clock-drift allowance, and replaces the old one, so a shorter {@code lease}
+	 * shortens it. The minimum hold ({@code holdAtLeast}) is kept as it was; see
+	 * {@link #extend(Duration, Duration)} to set a new one.
+	 * <p>
+	 * Extensions of one lease run one after another. A shared lease extends its own hold;
+	 * a lease of one of several {@link LockRequest#permits(int) permits} extends its
+	 * permit; a lease of several keys extends all of them, or counts as not extended. A
+	 * re-entry extends the lease it re-entered.
+	 * @param lease how long from now the keys live; positive, longer than three node
+	 * timeouts and not longer than the restart guard, like any lease
+	 * @return true if extended; false if the lease is no longer held: released, lost,
+	 * expired, or a quorum of nodes did not extend it, in which case it is now lost (as a
+	 * failed renewal is: {@link #isValid()} turns false and the listeners hear of it). A
+	 * round that lacked a quorum of answers is tried again, twice at most, after the
+	 * jittered retry delay and while another round fits in the validity left; a quorum
+	 * that answered no is final.
+	 * @throws IllegalArgumentException if {@code lease} is null, not positive, or breaks
+	 * a rule every lease follows, naming the lease and the figures
+	 * @throws IllegalStateException if the lease renews itself (its watchdog already
+	 * extends it every lease/3, with the length it was taken with), or if called on a
+	 * Redis I/O thread (use {@link #extendAsync(Duration)} there)
+	 * @throws UnsupportedOperationException if this registry cannot extend a lease
+	 */
+	default boolean extend(Duration lease) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot extend a lease");
+	}
+
+	/**
+	 * {@link #extend(Duration)}, with a new minimum hold: once extended, a release keeps
+	 * the keys until {@code holdAtLeast} after the extension (ShedLock's
+	 * {@code lockAtLeastFor} of an extension), instead of the minimum hold the lease had;
+	 * {@link Duration#ZERO} releases at once. A lease that is not extended keeps its
+	 * minimum hold.
+	 * @param lease how long from now the keys live, as for {@link #extend(Duration)}
+	 * @param holdAtLeast the new minimum hold, from the extension; not negative, not
+	 * longer than {@code lease}
+	 * @return true if extended, false if the lease is no longer held, as for
+	 * {@link #extend(Duration)}
+	 * @throws IllegalArgumentException if {@code lease} or {@code holdAtLeast} is null or
+	 * out of range, naming it and the figures
+	 * @throws IllegalStateException as for {@link #extend(Duration)}
+	 * @throws UnsupportedOperationException if this registry cannot extend a lease
+	 */
+	default boolean extend(Duration lease, Duration holdAtLeast) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot extend a lease");
+	}
+
+	/**
+	 * {@link #extend(Duration)} without blocking the calling thread, for reactive and
+	 * event-loop code. The future never completes the caller's continuations on a Redis
+	 * I/O thread, and completes exceptionally where {@link #extend(Duration)} would
+	 * throw. The default extends on the calling thread.
+	 * @param lease how long from now the keys live, as for {@link #extend(Duration)}
+	 * @return a future of whether the lease was extended
+	 */
+	default CompletableFuture<Boolean> extendAsync(Duration lease) {
+		try {
+			return CompletableFuture.completedFuture(extend(lease));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
 	 * Release the lease on every node. Idempotent; a second call does nothing.
 	 * @throws LeaseLostException if the lease had been lost before this release and the
 	 * registry is set to report losses by throwing (the keys are released all the same)

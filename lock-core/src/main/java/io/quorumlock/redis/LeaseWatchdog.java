@@ -1,8 +1,5 @@
 package io.quorumlock.redis;
 
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-
 /**
  * Keeps each live lease honest: one timer per lease on the engine's timing wheel, whose
  * tick runs on the engine's one scheduler thread (no thread per lease). A renewing lease
@@ -16,8 +13,6 @@ import java.util.concurrent.CompletableFuture;
  */
 final class LeaseWatchdog {
 
-	private final Voters voters;
-
 	private final Timers timers;
 
 	private final Validity validity;
@@ -26,8 +21,10 @@ final class LeaseWatchdog {
 
 	private final Listeners listener;
 
+	private final ExtensionRound rounds;
+
 	LeaseWatchdog(Voters voters, Timers timers, Validity validity, Losses losses, Listeners listener) {
-		this.voters = voters;
+		this.rounds = new ExtensionRound(voters, timers, validity);
 		this.timers = timers;
 		this.validity = validity;
 		this.losses = losses;
@@ -106,9 +103,8 @@ final class LeaseWatchdog {
 		if (lease.isReleased() || lease.lost() != null) {
 			return true;
 		}
-		long delay = this.timers.retryDelayNanos();
-		long now = this.timers.nanoTime();
-		if (Validity.remaining(lease.validUntil(), now + delay + this.voters.writeRoundNanos()) <= 0) {
+		long delay = this.rounds.retryDelayNanos(lease);
+		if (delay < 0) {
 			return false;
 		}
 		lease.watchdog(this.timers.after(delay, (timeout) -> this.timers.runOnScheduler(() -> retryTick(lease))));
@@ -141,35 +137,31 @@ final class LeaseWatchdog {
 	}
 
 	private void renew(RedisLease lease, long start) {
-		List<String> keys = lease.request().redisKeys();
-		String leaseMillis = Long.toString(lease.request().lease().toMillis());
-		CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
-		Voters voters = this.voters.of(lease.request());
-		for (int i = 0; i < rounds.length; i++) {
-			String key = keys.get(i);
-			rounds[i] = voters.extend(key, lease.token(), leaseMillis);
-		}
-		CompletableFuture.allOf(rounds).whenComplete((ok, error) -> {
-			long now = this.timers.nanoTime();
-			long until = this.validity.validUntil(start, lease.request().lease().toNanos());
-			for (CompletableFuture<?> round : rounds) {
-				Round.Tally tally = (Round.Tally) round.join();
-				if (!tally.reached()) {
-					String why = "renewal extended " + tally.figures() + Voters.failures(tally);
-					// a quorum that answered no means the lease is gone; silence may pass
-					boolean yesStillPossible = tally.nodes() - tally.no() >= tally.quorum();
-					if (!yesStillPossible || !retry(lease)) {
-						this.losses.lose(lease, why);
-					}
-					return;
+		this.rounds.run(lease, lease.request().lease(), start, "renewal").thenAccept((outcome) -> {
+			if (!outcome.extended()) {
+				if (!outcome.mayRetry() || !retry(lease)) {
+					this.losses.lose(lease, outcome.failure());
 				}
-			}
-			if (Validity.remaining(until, now) <= 0) {
-				this.losses.lose(lease, "renewal took longer than the lease");
 				return;
 			}
-			lease.extendTo(until);
+			lease.extendTo(outcome.validUntil());
 			this.listener.onRenewed(lease.request().request(), lease);
+			scheduleNext(lease);
+		});
+	}
+
+	/** The extension round renewal runs, for {@link Extender} to run the same. */
+	ExtensionRound rounds() {
+		return this.rounds;
+	}
+
+	/**
+	 * Move a lease's check to its validity now, after {@link Extender} moved it (even
+	 * earlier): run on the scheduler, where the ticks run.
+	 */
+	void rearm(RedisLease lease) {
+		this.timers.runOnScheduler(() -> {
+			lease.cancelWatchdog();
 			scheduleNext(lease);
 		});
 	}

@@ -4,8 +4,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * What a granted {@link RedisLease} asks of the engine: its release, its fencing token,
- * and the clock its validity is read against. One instance per engine, shared by every
- * lease.
+ * its extension, and the clock its validity is read against. One instance per engine,
+ * shared by every lease.
  */
 final class Leases {
 
@@ -15,10 +15,13 @@ final class Leases {
 
 	private final Timers timers;
 
-	Leases(Releaser releaser, Fencing fencing, Timers timers) {
+	private final Extender extender;
+
+	Leases(Releaser releaser, Fencing fencing, Timers timers, Extender extender) {
 		this.releaser = releaser;
 		this.fencing = fencing;
 		this.timers = timers;
+		this.extender = extender;
 	}
 
 	long nanoTime() {
@@ -43,6 +46,14 @@ final class Leases {
 			return CompletableFuture.failedFuture(new UnsupportedOperationException(LockModes.fencingRefusal(lease)));
 		}
 		return this.fencing.tokenAsync(lease);
+	}
+
+	boolean extend(RedisLease lease, java.time.Duration length, java.time.Duration holdAtLeast) {
+		return this.extender.extendForCaller(lease, length, holdAtLeast);
+	}
+
+	CompletableFuture<Boolean> extendAsync(RedisLease lease, java.time.Duration length) {
+		return this.extender.extendAsync(lease, length);
 	}
 
 }

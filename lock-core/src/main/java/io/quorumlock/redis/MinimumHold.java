@@ -15,15 +15,12 @@ final class MinimumHold {
 
 	/**
 	 * Milliseconds the keys must stay after a release at {@code now}, rounded up; 0 when
-	 * the lease has no minimum hold or it has passed. Measured from the grant, which is
-	 * never earlier than the acquisition's start, so the key is never kept too briefly.
+	 * the lease has no minimum hold or it has passed. Measured from the grant (or from an
+	 * extension's answers, when it set a new minimum hold), which is never earlier than
+	 * the caller's call, so the key is never kept too briefly.
 	 */
 	static long remainderMillis(RedisLease lease, long now) {
-		long holdNanos = lease.request().holdAtLeast().toNanos();
-		if (holdNanos == 0) {
-			return 0;
-		}
-		long left = holdNanos - (now - lease.acquiredAt());
+		long left = lease.holdUntil() - now;
 		return (left > 0) ? TimeUnit.NANOSECONDS.toMillis(left + 999_999) : 0;
 	}
 

@@ -82,7 +82,9 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 				settings.fencingCounterTtl().toMillis());
 		LeaseWatchdog watchdog = new LeaseWatchdog(this.voters, this.timers, validity, losses, this.listener);
 		Acquirer acquirer = new Acquirer(this.voters, this.gates, this.connections.signals(), this.timers, validity,
-				watchdog, this.listener, this.releaser, new Leases(this.releaser, fencing, this.timers),
+				watchdog, this.listener, this.releaser,
+				new Leases(this.releaser, fencing, this.timers,
+						new Extender(watchdog, losses, this.threads, this.timers, settings.nodeTimeout(), this.guard)),
 				nodeTimeoutNanos, new Tokens(new SecureRandom()));
 		this.resolver = new RequestResolver(settings);
 		this.requests = new Requests(this.resolver, new Reentry(this.gates, losses), acquirer, this.releaser,

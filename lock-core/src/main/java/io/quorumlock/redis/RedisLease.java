@@ -26,12 +26,15 @@ final class RedisLease implements Lease {
 
 	private static final VarHandle FENCING;
 
+	private static final VarHandle EXTENSION;
+
 	static {
 		try {
 			MethodHandles.Lookup lookup = MethodHandles.lookup();
 			RELEASED = lookup.findVarHandle(RedisLease.class, "released", boolean.class);
 			LOST = lookup.findVarHandle(RedisLease.class, "lost", LeaseLostException.class);
 			FENCING = lookup.findVarHandle(RedisLease.class, "fencing", CompletableFuture.class);
+			EXTENSION = lookup.findVarHandle(RedisLease.class, "extension", CompletableFuture.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -58,6 +61,21 @@ final class RedisLease implements Lease {
 	private volatile long validUntil;
 
 	/**
+	 * The longest lease its keys were ever set to (the request's, or a longer
+	 * {@link #extend}): how long a release must be redone for. Raised before each
+	 * extension round is sent, never lowered.
+	 */
+	private volatile long longestLeaseNanos;
+
+	/** nanoTime until which a release keeps the keys ({@code holdAtLeast}). */
+	private volatile long holdUntil;
+
+	/**
+	 * The last extension asked for: each starts after the one before ({@link Extender}).
+	 */
+	private volatile CompletableFuture<Boolean> extension;
+
+	/**
 	 * The thread holding it through a {@link LockView}, for re-entry; null for any other
 	 * lease and once released (from whichever thread).
 	 */
@@ -80,6 +98,8 @@ final class RedisLease implements Lease {
 		this.token = token;
 		this.acquiredAt = acquiredAt;
 		this.validUntil = validUntil;
+		this.longestLeaseNanos = request.lease().toNanos();
+		this.holdUntil = acquiredAt + request.holdAtLeast().toNanos();
 	}
 
 	ResolvedRequest request() {
@@ -119,6 +139,41 @@ final class RedisLease implements Lease {
 		if (validUntil - this.validUntil > 0) {
 			this.validUntil = validUntil;
 		}
+	}
+
+	/**
+	 * Set the validity an {@link Extender} round granted, which may be shorter than the
+	 * one before (a shorter lease), and the minimum hold's end.
+	 */
+	void extended(long validUntil, long holdUntil) {
+		this.holdUntil = holdUntil;
+		this.validUntil = validUntil;
+	}
+
+	long holdUntil() {
+		return this.holdUntil;
+	}
+
+	long longestLeaseNanos() {
+		return this.longestLeaseNanos;
+	}
+
+	/**
+	 * Raise {@link #longestLeaseNanos()} before keys may be set to {@code leaseNanos}.
+	 */
+	void mayLastFor(long leaseNanos) {
+		// only extension rounds write it, one at a time (Extender queues them)
+		if (leaseNanos > this.longestLeaseNanos) {
+			this.longestLeaseNanos = leaseNanos;
+		}
+	}
+
+	/**
+	 * Put {@code next} last in line for extension; returns the one before it, or null.
+	 */
+	@SuppressWarnings("unchecked")
+	CompletableFuture<Boolean> queueExtension(CompletableFuture<Boolean> next) {
+		return (CompletableFuture<Boolean>) EXTENSION.getAndSet(this, next);
 	}
 
 	LeaseLostException lost() {
@@ -188,6 +243,21 @@ final class RedisLease implements Lease {
 	@Override
 	public CompletableFuture<Long> fencingTokenAsync() {
 		return this.leases.fencingTokenAsync(this);
+	}
+
+	@Override
+	public boolean extend(Duration lease) {
+		return this.leases.extend(this, lease, null);
+	}
+
+	@Override
+	public boolean extend(Duration lease, Duration holdAtLeast) {
+		return this.leases.extend(this, lease, Extender.checkHold(holdAtLeast));
+	}
+
+	@Override
+	public CompletableFuture<Boolean> extendAsync(Duration lease) {
+		return this.leases.extendAsync(this, lease);
 	}
 
 	@Override

@@ -43,6 +43,21 @@ final class ReentrantHold implements Lease {
 	}
 
 	@Override
+	public boolean extend(Duration lease) {
+		return this.lease.extend(lease);
+	}
+
+	@Override
+	public boolean extend(Duration lease, Duration holdAtLeast) {
+		return this.lease.extend(lease, holdAtLeast);
+	}
+
+	@Override
+	public java.util.concurrent.CompletableFuture<Boolean> extendAsync(Duration lease) {
+		return this.lease.extendAsync(lease);
+	}
+
+	@Override
 	public Duration remaining() {
 		return this.released.get() ? Duration.ZERO : this.lease.remaining();
 	}

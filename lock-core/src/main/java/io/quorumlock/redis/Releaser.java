@@ -85,7 +85,7 @@ final class Releaser {
 		lease.owner(null); // a Lock view's hold ends here, whichever thread releases
 		lease.cancelWatchdog();
 		List<String> keys = lease.request().redisKeys();
-		long leaseNanos = lease.request().lease().toNanos();
+		long leaseNanos = lease.longestLeaseNanos(); // a redo must cover an extension
 		long keepMillis = (lost == null) ? MinimumHold.remainderMillis(lease, now) : 0;
 		Voters voters = this.voters.of(lease.request());
 		CompletableFuture<?> done;

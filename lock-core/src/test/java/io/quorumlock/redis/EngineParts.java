@@ -41,8 +41,11 @@ final class EngineParts {
 		Fencing fencing = new Fencing(this.voters, this.timers, losses, threads, 60_000);
 		LeaseWatchdog watchdog = new LeaseWatchdog(this.voters, this.timers, this.validity, losses, listener);
 		this.acquirer = new Acquirer(this.voters, this.gates, this.signals, this.timers, this.validity, watchdog,
-				listener, releaser, new Leases(releaser, fencing, this.timers), NODE_TIMEOUT,
-				new Tokens(new SecureRandom()));
+				listener, releaser,
+				new Leases(releaser, fencing, this.timers,
+						new Extender(watchdog, losses, threads, this.timers, Duration.ofNanos(NODE_TIMEOUT),
+								RestartGuard.of(1, null, java.util.Map.of()))),
+				NODE_TIMEOUT, new Tokens(new SecureRandom()));
 	}
 
 	static ResolvedRequest request(Duration lease, Duration waitAtMost, String... keys) {

@@ -83,7 +83,10 @@ class PermitQuorumModelTests {
 			Fencing fencing = new Fencing(nodes, this.timers, losses, threads, 60_000);
 			LeaseWatchdog watchdog = new LeaseWatchdog(nodes, this.timers, validity, losses, listener);
 			this.acquirer = new Acquirer(nodes, gates, new ReleaseSignals(List.of(new FakeChannels())), this.timers,
-					validity, watchdog, listener, releaser, new Leases(releaser, fencing, this.timers),
+					validity, watchdog, listener, releaser,
+					new Leases(releaser, fencing, this.timers,
+							new Extender(watchdog, losses, threads, this.timers, java.time.Duration.ofMillis(50),
+									RestartGuard.of(1, null, java.util.Map.of()))),
 					TimeUnit.MILLISECONDS.toNanos(50), new Tokens(new SecureRandom()));
 		}
 

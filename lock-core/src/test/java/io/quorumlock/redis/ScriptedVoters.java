@@ -25,6 +25,12 @@ final class ScriptedVoters implements Voters {
 
 	final List<String> calls = new ArrayList<>();
 
+	/** The lease of each extend call, in milliseconds as sent. */
+	final List<String> extendedTo = new ArrayList<>();
+
+	/** The redo window of the last release, in nanoseconds. */
+	long releaseRedoNanos;
+
 	int voting;
 
 	/** What an unscripted acquire round answers; null for every node saying yes. */
@@ -63,6 +69,13 @@ final class ScriptedVoters implements Voters {
 	ScriptedVoters thenExtend(int yes, int no) {
 		this.extensions.add(CompletableFuture.completedFuture(tally(yes, no)));
 		return this;
+	}
+
+	/** The next extend round answers when the test completes the returned future. */
+	CompletableFuture<Round.Tally> thenExtendLater() {
+		CompletableFuture<Round.Tally> later = new CompletableFuture<>();
+		this.extensions.add(later);
+		return later;
 	}
 
 	long count(String call) {
@@ -106,6 +119,7 @@ final class ScriptedVoters implements Voters {
 	@Override
 	public CompletableFuture<Round.Tally> extend(String key, String token, String leaseMillis) {
 		this.calls.add("extend " + key);
+		this.extendedTo.add(leaseMillis);
 		CompletableFuture<Round.Tally> next = this.extensions.poll();
 		return (next != null) ? next : yes();
 	}
@@ -113,6 +127,7 @@ final class ScriptedVoters implements Voters {
 	@Override
 	public CompletableFuture<Round.Tally> release(String key, String token, long leaseNanos) {
 		this.calls.add("release " + key);
+		this.releaseRedoNanos = leaseNanos;
 		return yes();
 	}
 

@@ -3,6 +3,7 @@ package io.quorumlock.shedlock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
@@ -22,8 +23,12 @@ import io.quorumlock.LockRequest;
  * {@code lockAtLeastFor} is the minimum hold ({@code holdAtLeast}). A lock held elsewhere
  * gives {@link Optional#empty()}, so ShedLock skips the run; a missing quorum throws
  * {@link io.quorumlock.QuorumUnavailableException}, so the run is skipped and the
- * scheduler logs why. Works with ShedLock 6.x and 7.x, whose {@code LockProvider} API is
- * the same.
+ * scheduler logs why. A lock can be extended ({@code LockExtender.extendActiveLock}, see
+ * {@link SimpleLock#extend(Duration, Duration)}): the lease is set to the new
+ * {@code lockAtMostFor} from now on a quorum ({@link Lease#extend(Duration, Duration)}),
+ * and the new {@code lockAtLeastFor}, measured from the extension, replaces the old one.
+ * Works with ShedLock 6.x and 7.x, whose {@code LockProvider} and {@code SimpleLock} APIs
+ * are the same.
  */
 public class QuorumLockProvider implements LockProvider {
 
@@ -82,11 +87,18 @@ public class QuorumLockProvider implements LockProvider {
 	}
 
 	/**
-	 * One ShedLock hold: unlocking releases the lease (keeping it for lockAtLeastFor).
+	 * One ShedLock hold: unlocking releases the lease (keeping it for lockAtLeastFor);
+	 * extending hands the lease on to a new hold, after which this one is spent.
 	 */
 	private static final class QuorumSimpleLock implements SimpleLock {
 
 		private final Lease lease;
+
+		/** Whether {@link #extend} was called: a lock is extended once, at most. */
+		private final AtomicBoolean extendCalled = new AtomicBoolean();
+
+		/** Set when an extension handed the lease on to another hold. */
+		private volatile boolean handedOn;
 
 		QuorumSimpleLock(Lease lease) {
 			this.lease = lease;
@@ -94,6 +106,9 @@ public class QuorumLockProvider implements LockProvider {
 
 		@Override
 		public void unlock() {
+			if (this.handedOn) {
+				throw new IllegalStateException(this + " was extended: unlock the lock the extension returned");
+			}
 			try {
 				this.lease.release();
 			}
@@ -101,6 +116,38 @@ public class QuorumLockProvider implements LockProvider {
 				// a job that outran lockAtMostFor: the engine has logged and counted the
 				// loss; ShedLock's own providers do not fail the job for it either
 			}
+		}
+
+		/**
+		 * Extend the lease to {@code lockAtMostFor} from now, with {@code lockAtLeastFor}
+		 * from now as its new minimum hold. As ShedLock asks, this lock is spent once
+		 * extended, and the returned one holds the lease; if the lease is no longer held
+		 * (it expired, or a quorum did not extend it, and the engine reported it lost)
+		 * the result is empty and this lock may still be unlocked, which frees what is
+		 * left of it.
+		 * @throws IllegalStateException if this lock was extended before
+		 * @throws IllegalArgumentException if the durations break a lease's rules (for
+		 * example {@code lockAtLeastFor} longer than {@code lockAtMostFor}, or
+		 * {@code lockAtMostFor} longer than {@code quorumlock.rejoin-delay})
+		 */
+		@Override
+		public Optional<SimpleLock> extend(Duration lockAtMostFor, Duration lockAtLeastFor) {
+			if (!this.extendCalled.compareAndSet(false, true)) {
+				throw new IllegalStateException(this + " was extended before: extend the lock the extension returned");
+			}
+			boolean extended;
+			try {
+				extended = this.lease.extend(lockAtMostFor, lockAtLeastFor);
+			}
+			catch (RuntimeException ex) {
+				this.extendCalled.set(false); // refused before anything was sent
+				throw ex;
+			}
+			if (!extended) {
+				return Optional.empty();
+			}
+			this.handedOn = true;
+			return Optional.of(new QuorumSimpleLock(this.lease));
 		}
 
 		@Override

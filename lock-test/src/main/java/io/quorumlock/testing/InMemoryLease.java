@@ -11,7 +11,8 @@ import io.quorumlock.LeaseLostException;
  * lease that does not renew is valid for its lease after the grant; one that renews is
  * renewed, in effect, every lease/3 while it is held and, with {@code holdAtMost}, while
  * less than {@code holdAtMost} has passed since the grant, so it runs out a lease after
- * the last such renewal.
+ * the last such renewal. {@link #extend(Duration)} moves the end of a lease that does not
+ * renew to the new lease after the call.
  */
 final class InMemoryLease implements Lease {
 
@@ -24,6 +25,12 @@ final class InMemoryLease implements Lease {
 	private final long token;
 
 	private final long acquiredAt;
+
+	/**
+	 * When a lease that does not renew runs out: a lease after the grant, or after its
+	 * last extension. Written under the locks' lock.
+	 */
+	private volatile long until;
 
 	/** Set once, by the first release. */
 	private volatile boolean released;
@@ -38,6 +45,7 @@ final class InMemoryLease implements Lease {
 		this.request = request;
 		this.token = token;
 		this.acquiredAt = acquiredAt;
+		this.until = acquiredAt + request.lease().toNanos();
 	}
 
 	@Override
@@ -48,6 +56,40 @@ final class InMemoryLease implements Lease {
 	@Override
 	public long fencingToken() {
 		return this.token;
+	}
+
+	@Override
+	public boolean extend(Duration lease) {
+		String where = "extend() of " + this.request.describe() + ": ";
+		if (lease == null || lease.isNegative() || lease.isZero()) {
+			throw new IllegalArgumentException(where + "lease must be positive, was " + lease);
+		}
+		if (this.request.renew()) {
+			throw new IllegalStateException(where + "the lease renews itself every lease/3 (renew=true); "
+					+ "extend() is for leases taken with renew(false)");
+		}
+		return this.locks.extend(this, lease.toNanos());
+	}
+
+	/**
+	 * {@inheritDoc} This registry keeps no minimum hold: {@code holdAtLeast} is checked
+	 * and otherwise ignored, as it is on a request.
+	 */
+	@Override
+	public boolean extend(Duration lease, Duration holdAtLeast) {
+		if (holdAtLeast == null) {
+			throw new IllegalArgumentException("holdAtLeast must not be null");
+		}
+		if (holdAtLeast.isNegative() || (lease != null && holdAtLeast.compareTo(lease) > 0)) {
+			throw new IllegalArgumentException("extend() of " + this.request.describe() + ": holdAtLeast " + holdAtLeast
+					+ " must be between zero and the lease " + lease);
+		}
+		return extend(lease);
+	}
+
+	/** Move the end of a lease that does not renew; the caller holds the locks' lock. */
+	void expireAt(long until) {
+		this.until = until;
 	}
 
 	@Override
@@ -101,7 +143,7 @@ final class InMemoryLease implements Lease {
 	private long expiry(long now) {
 		long lease = this.request.lease().toNanos();
 		if (!this.request.renew()) {
-			return this.acquiredAt + lease;
+			return this.until;
 		}
 		long step = Math.max(1, lease / 3);
 		long renewals = Math.max(0, now - this.acquiredAt) / step;
@@ -175,6 +217,16 @@ final class InMemoryLease implements Lease {
 		@Override
 		public long fencingToken() {
 			return this.lease.fencingToken();
+		}
+
+		@Override
+		public boolean extend(Duration lease) {
+			return this.lease.extend(lease);
+		}
+
+		@Override
+		public boolean extend(Duration lease, Duration holdAtLeast) {
+			return this.lease.extend(lease, holdAtLeast);
 		}
 
 		@Override

@@ -105,4 +105,24 @@ final class InMemoryLocks {
 		}
 	}
 
+	/**
+	 * Extend a lease that does not renew to {@code leaseNanos} from now, if it still
+	 * holds its keys; waiters recompute when it blocks them until.
+	 */
+	boolean extend(InMemoryLease lease, long leaseNanos) {
+		this.lock.lock();
+		try {
+			long now = System.nanoTime();
+			if (!lease.holdsAt(now)) {
+				return false;
+			}
+			lease.expireAt(now + leaseNanos);
+			this.released.signalAll();
+			return true;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
 }

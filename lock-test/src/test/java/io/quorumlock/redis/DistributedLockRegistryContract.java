@@ -28,6 +28,8 @@ import io.quorumlock.LockRequest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
@@ -67,6 +69,10 @@ abstract class DistributedLockRegistryContract<R extends DistributedLockRegistry
 
 	/** Check that a released lock is gone from where it was stored. */
 	void assertNotStored(String redisKey) {
+	}
+
+	/** Check that a key lives longer than {@code atLeast} where it is stored. */
+	void assertStoredLongerThan(String redisKey, Duration atLeast) {
 	}
 
 	/** Check that the newer owner of a key still holds it where a holder must. */
@@ -158,6 +164,72 @@ abstract class DistributedLockRegistryContract<R extends DistributedLockRegistry
 		Lease next = this.otherProcess.acquire(request("a").waitAtMost(Duration.ofSeconds(5)));
 		assertThat(next.isValid()).isTrue();
 		next.release();
+	}
+
+	@Test
+	void extendedLeaseOutlivesItsLease() {
+		Duration shortLease = Duration.ofMillis(400);
+		Lease extended = this.locks.acquire(request("a").lease(shortLease).renew(false));
+		// taken after the first, so it runs out after the first's original end
+		Lease witness = this.locks.acquire(request("b").lease(shortLease).renew(false));
+		assertThat(extended.extend(LEASE)).isTrue();
+		assertStoredLongerThan(redisKey("a"), shortLease);
+		await().atMost(Duration.ofSeconds(5)).until(() -> !witness.isValid());
+		assertThat(extended.isValid()).isTrue();
+		assertThat(extended.remaining()).isGreaterThan(shortLease);
+		assertThat(this.otherProcess.tryAcquire(request("a"))).isEmpty();
+		this.otherProcess.acquire(request("b").waitAtMost(Duration.ofSeconds(5))).release();
+		extended.release();
+		assertNotStored(redisKey("a"));
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(witness::release);
+	}
+
+	@Test
+	void leaseNoLongerHeldIsNotExtended() {
+		Lease released = this.locks.acquire(request("a").renew(false));
+		released.release();
+		assertThat(released.extend(LEASE)).isFalse();
+		assertThat(released.extendAsync(LEASE).join()).isFalse();
+		Lease expired = this.locks.acquire(request("b").lease(Duration.ofMillis(400)).renew(false));
+		await().atMost(Duration.ofSeconds(5)).until(() -> !expired.isValid());
+		assertThat(expired.extend(LEASE)).isFalse();
+		assertThat(expired.isValid()).isFalse();
+		try (Lease next = this.otherProcess.acquire(request("b").waitAtMost(Duration.ofSeconds(5)))) {
+			assertThat(next.isValid()).isTrue();
+		}
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(expired::release);
+	}
+
+	@Test
+	void extendRefusesARenewingLeaseAndABadLease() {
+		try (Lease renewing = this.locks.acquire(request("a"))) {
+			assertThatIllegalStateException().isThrownBy(() -> renewing.extend(LEASE))
+				.withMessageContaining("key '" + redisKey("a") + "'")
+				.withMessageContaining("renew(false)");
+		}
+		try (Lease lease = this.locks.acquire(request("b").renew(false))) {
+			assertThatIllegalArgumentException().isThrownBy(() -> lease.extend(Duration.ofSeconds(-1)))
+				.withMessageContaining("lease must be positive, was PT-1S");
+			assertThatIllegalArgumentException().isThrownBy(() -> lease.extend(null))
+				.withMessageContaining("lease must be positive, was null");
+			assertThatIllegalArgumentException().isThrownBy(() -> lease.extend(LEASE, LEASE.plusSeconds(1)))
+				.withMessageContaining("holdAtLeast");
+			assertThat(lease.isValid()).isTrue();
+		}
+	}
+
+	@Test
+	void reentryExtendsTheLeaseItReentered() {
+		Duration shortLease = Duration.ofMillis(400);
+		this.locks.execute(request("a").lease(shortLease).renew(false), () -> {
+			Lease outer = CurrentLease.get().orElseThrow();
+			try (Lease inner = this.locks.acquire(request("a").lease(shortLease).renew(false))) {
+				assertThat(inner.extend(LEASE)).isTrue();
+			}
+			assertThat(outer.remaining()).isGreaterThan(shortLease);
+			return null;
+		});
+		assertNotStored(redisKey("a"));
 	}
 
 	@Test

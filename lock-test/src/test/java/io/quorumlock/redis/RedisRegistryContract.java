@@ -61,6 +61,15 @@ abstract class RedisRegistryContract extends DistributedLockRegistryContract<Quo
 	}
 
 	@Override
+	void assertStoredLongerThan(String redisKey, Duration atLeast) {
+		// extended once a quorum did; the other nodes' answers follow within the node
+		// timeout
+		for (RedisServer node : nodesHolding(redisKey)) {
+			await("TTL on " + node).atMost(Duration.ofSeconds(5)).until(() -> node.pttl(redisKey) > atLeast.toMillis());
+		}
+	}
+
+	@Override
 	void assertNotStored(String redisKey) {
 		// release returns once a quorum deleted the key; the others follow within the
 		// node timeout

@@ -172,8 +172,10 @@ class ThreadScopeIntegrationTests {
 		@Test
 		void blockingCallOnALettuceThreadFailsFast() throws Exception {
 			Lease held = this.locks.acquire(request().name("fenced"));
+			Lease unrenewed = this.locks.acquire(request().name("extended").renew(false));
 			CompletableFuture<Throwable> acquiring = new CompletableFuture<>();
 			CompletableFuture<Throwable> fencing = new CompletableFuture<>();
+			CompletableFuture<Throwable> extending = new CompletableFuture<>();
 			// a pub/sub listener always runs on the connection's I/O thread
 			RedisPubSubAdapter<String, String> listener = new RedisPubSubAdapter<>() {
 
@@ -182,6 +184,7 @@ class ThreadScopeIntegrationTests {
 					acquiring.complete(failureOf(
 							() -> ThreadScopeIntegrationTests.Scenarios.this.locks.acquire(request()).release()));
 					fencing.complete(failureOf(held::fencingToken));
+					extending.complete(failureOf(() -> unrenewed.extend(Duration.ofSeconds(20))));
 				}
 
 			};
@@ -196,12 +199,16 @@ class ThreadScopeIntegrationTests {
 					.hasMessageContaining("acquireAsync");
 				assertThat(fencing.get(20, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
 					.hasMessageContaining("fencingTokenAsync()");
+				assertThat(extending.get(20, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
+					.hasMessageContaining("extendAsync()");
 			}
 			finally {
 				client.shutdown();
 			}
 			assertThat(held.fencingTokenAsync().get(20, TimeUnit.SECONDS)).isPositive();
+			assertThat(unrenewed.extendAsync(Duration.ofSeconds(20)).get(20, TimeUnit.SECONDS)).isTrue();
 			held.release();
+			unrenewed.release();
 		}
 
 		private static Throwable failureOf(Runnable call) {

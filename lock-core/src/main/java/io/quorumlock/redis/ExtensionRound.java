@@ -1,0 +1,90 @@
+package io.quorumlock.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One extension round over every key of a lease, shared by renewal
+ * ({@link LeaseWatchdog}) and {@link io.quorumlock.Lease#extend(Duration)}
+ * ({@link Extender}): a token-checked compare-and-pexpire of each key to the lease
+ * ({@link Voters#extend}, voting, with sync-replicas' {@code WAIT}), all keys in
+ * parallel. It counts only if a quorum extended every key; the validity it grants is
+ * measured from the round's start, net of drift ({@link Validity#validUntil}), and must
+ * not be spent by the time the answers are in. Whether the lease was still valid when the
+ * round began is the caller's check.
+ */
+final class ExtensionRound {
+
+	/**
+	 * What a round gave: the new validity (nanoTime), or why it failed and whether a
+	 * quorum could still say yes to another round (no quorum answered no).
+	 */
+	record Outcome(long validUntil, String failure, boolean mayRetry) {
+
+		boolean extended() {
+			return this.failure == null;
+		}
+
+	}
+
+	private final Voters voters;
+
+	private final Timers timers;
+
+	private final Validity validity;
+
+	ExtensionRound(Voters voters, Timers timers, Validity validity) {
+		this.voters = voters;
+		this.timers = timers;
+		this.validity = validity;
+	}
+
+	/**
+	 * A jittered delay after which another round still fits in the lease's validity, or
+	 * -1 if none does: a round that missed the quorum for lack of answers is tried again
+	 * after it.
+	 */
+	long retryDelayNanos(RedisLease lease) {
+		long delay = this.timers.retryDelayNanos();
+		long now = this.timers.nanoTime();
+		return (Validity.remaining(lease.validUntil(), now + delay + this.voters.writeRoundNanos()) > 0) ? delay : -1;
+	}
+
+	/** The validity a round of {@code leaseLength} started at {@code start} grants. */
+	long validUntil(long start, Duration leaseLength) {
+		return this.validity.validUntil(start, leaseLength.toNanos());
+	}
+
+	/**
+	 * Extend every key of the lease to {@code lease}, in a round that started at
+	 * {@code start}; {@code what} names the round in a failure ("renewal", ...).
+	 */
+	CompletableFuture<Outcome> run(RedisLease lease, Duration leaseLength, long start, String what) {
+		List<String> keys = lease.request().redisKeys();
+		String leaseMillis = Long.toString(leaseLength.toMillis());
+		CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
+		Voters voters = this.voters.of(lease.request());
+		for (int i = 0; i < rounds.length; i++) {
+			rounds[i] = voters.extend(keys.get(i), lease.token(), leaseMillis);
+		}
+		// the rounds never complete exceptionally: each completes with its tally
+		return CompletableFuture.allOf(rounds).thenApply((ok) -> {
+			long now = this.timers.nanoTime();
+			for (CompletableFuture<?> round : rounds) {
+				Round.Tally tally = (Round.Tally) round.join();
+				if (!tally.reached()) {
+					// a quorum that answered no means the lease is gone; silence may pass
+					return new Outcome(0, what + " extended " + tally.figures() + Voters.failures(tally),
+							tally.nodes() - tally.no() >= tally.quorum());
+				}
+			}
+			long until = validUntil(start, leaseLength);
+			if (Validity.remaining(until, now) <= 0) {
+				return new Outcome(0, what + " took longer than the lease", false);
+			}
+			return new Outcome(until, null, false);
+		});
+	}
+
+}

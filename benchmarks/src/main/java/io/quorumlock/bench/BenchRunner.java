@@ -69,7 +69,7 @@ public final class BenchRunner {
 				case CONTENTION_THREADS -> ContentionBenchmark.class.getName() + ".oneClient";
 				case CONTENTION_CLIENTS -> ContentionBenchmark.class.getName() + ".fourClients";
 				case ASPECT -> AspectOverheadBenchmark.class.getName() + ".call";
-				default -> throw new IllegalStateException(this.scenario);
+				default -> SharedScenarios.benchmark(this.scenario);
 			};
 		}
 
@@ -100,11 +100,11 @@ public final class BenchRunner {
 		List<Candidate> quorum = List.of(Candidate.FLOOR, Candidate.QUORUMLOCK, Candidate.REDISSON_REDLOCK);
 		List<Candidate> contention = List.of(Candidate.QUORUMLOCK, Candidate.REDISSON_LEASE, Candidate.SI_SPIN,
 				Candidate.SI_PUBSUB);
-		return List.of(new Group(LATENCY, 1, single), new Group(LATENCY, 3, quorum), new Group(LATENCY, 5, quorum),
-				new Group(THROUGHPUT, 1, singleThroughput), new Group(THROUGHPUT, 3, quorum),
-				new Group(THROUGHPUT, 5, quorum), new Group(CONTENTION_THREADS, 1, contention),
-				new Group(CONTENTION_CLIENTS, 1, contention),
-				new Group(ASPECT, 0, List.of(Candidate.QUORUMLOCK, Candidate.QUORUMLOCK_ASPECT)));
+		return SharedScenarios.with(List.of(new Group(LATENCY, 1, single), new Group(LATENCY, 3, quorum),
+				new Group(LATENCY, 5, quorum), new Group(THROUGHPUT, 1, singleThroughput),
+				new Group(THROUGHPUT, 3, quorum), new Group(THROUGHPUT, 5, quorum),
+				new Group(CONTENTION_THREADS, 1, contention), new Group(CONTENTION_CLIENTS, 1, contention),
+				new Group(ASPECT, 0, List.of(Candidate.QUORUMLOCK, Candidate.QUORUMLOCK_ASPECT))));
 	}
 
 	/** Command-line settings. */
@@ -183,7 +183,7 @@ public final class BenchRunner {
 			if (this.rounds > 0) {
 				return this.rounds;
 			}
-			return scenario.equals(LATENCY) ? 3 : 2;
+			return SharedScenarios.like(scenario).equals(LATENCY) ? 3 : 2;
 		}
 
 		int maxRounds() {
@@ -194,7 +194,7 @@ public final class BenchRunner {
 			if (this.warmup != null) {
 				return this.warmup;
 			}
-			return switch (scenario) {
+			return switch (SharedScenarios.like(scenario)) {
 				case LATENCY -> TimeValue.seconds(4);
 				// 16 threads on 2 cores: C2 is still compiling the larger code paths
 				// (quorumlock's,
@@ -389,7 +389,7 @@ public final class BenchRunner {
 			RunResult run = runs.iterator().next();
 			Result<?> primary = run.getPrimaryResult();
 			Map<String, Double> metrics = new LinkedHashMap<>();
-			if (job.scenario().equals(LATENCY)) {
+			if (SharedScenarios.like(job.scenario()).equals(LATENCY)) {
 				Statistics statistics = primary.getStatistics();
 				metrics.put("p50Us", statistics.getPercentile(50));
 				metrics.put("p99Us", statistics.getPercentile(99));

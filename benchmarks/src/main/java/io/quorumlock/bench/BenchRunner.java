@@ -100,11 +100,11 @@ public final class BenchRunner {
 		List<Candidate> quorum = List.of(Candidate.FLOOR, Candidate.QUORUMLOCK, Candidate.REDISSON_REDLOCK);
 		List<Candidate> contention = List.of(Candidate.QUORUMLOCK, Candidate.REDISSON_LEASE, Candidate.SI_SPIN,
 				Candidate.SI_PUBSUB);
-		return SharedScenarios.with(List.of(new Group(LATENCY, 1, single), new Group(LATENCY, 3, quorum),
-				new Group(LATENCY, 5, quorum), new Group(THROUGHPUT, 1, singleThroughput),
-				new Group(THROUGHPUT, 3, quorum), new Group(THROUGHPUT, 5, quorum),
-				new Group(CONTENTION_THREADS, 1, contention), new Group(CONTENTION_CLIENTS, 1, contention),
-				new Group(ASPECT, 0, List.of(Candidate.QUORUMLOCK, Candidate.QUORUMLOCK_ASPECT))));
+		return List.of(new Group(LATENCY, 1, single), new Group(LATENCY, 3, quorum), new Group(LATENCY, 5, quorum),
+				new Group(THROUGHPUT, 1, singleThroughput), new Group(THROUGHPUT, 3, quorum),
+				new Group(THROUGHPUT, 5, quorum), new Group(CONTENTION_THREADS, 1, contention),
+				new Group(CONTENTION_CLIENTS, 1, contention),
+				new Group(ASPECT, 0, List.of(Candidate.QUORUMLOCK, Candidate.QUORUMLOCK_ASPECT)));
 	}
 
 	/** Command-line settings. */
@@ -274,7 +274,7 @@ public final class BenchRunner {
 		OffsetDateTime startedAt = OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS);
 		Map<String, Object> machine = machine();
 		String loadBefore = loadAverage();
-		List<Group> plan = plan();
+		List<Group> plan = SharedScenarios.with(plan());
 		int total = 0;
 		for (Group group : plan) {
 			if (group.nodes() <= this.nodes.size()) {

@@ -69,7 +69,7 @@ public final class BenchRunner {
 				case CONTENTION_THREADS -> ContentionBenchmark.class.getName() + ".oneClient";
 				case CONTENTION_CLIENTS -> ContentionBenchmark.class.getName() + ".fourClients";
 				case ASPECT -> AspectOverheadBenchmark.class.getName() + ".call";
-				default -> throw new IllegalStateException(this.scenario);
+				default -> SharedScenarios.benchmark(this.scenario);
 			};
 		}
 
@@ -183,7 +183,7 @@ public final class BenchRunner {
 			if (this.rounds > 0) {
 				return this.rounds;
 			}
-			return scenario.equals(LATENCY) ? 3 : 2;
+			return SharedScenarios.like(scenario).equals(LATENCY) ? 3 : 2;
 		}
 
 		int maxRounds() {
@@ -194,7 +194,7 @@ public final class BenchRunner {
 			if (this.warmup != null) {
 				return this.warmup;
 			}
-			return switch (scenario) {
+			return switch (SharedScenarios.like(scenario)) {
 				case LATENCY -> TimeValue.seconds(4);
 				// 16 threads on 2 cores: C2 is still compiling the larger code paths
 				// (quorumlock's,
@@ -274,7 +274,7 @@ public final class BenchRunner {
 		OffsetDateTime startedAt = OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS);
 		Map<String, Object> machine = machine();
 		String loadBefore = loadAverage();
-		List<Group> plan = plan();
+		List<Group> plan = SharedScenarios.with(plan());
 		int total = 0;
 		for (Group group : plan) {
 			if (group.nodes() <= this.nodes.size()) {
@@ -389,7 +389,7 @@ public final class BenchRunner {
 			RunResult run = runs.iterator().next();
 			Result<?> primary = run.getPrimaryResult();
 			Map<String, Double> metrics = new LinkedHashMap<>();
-			if (job.scenario().equals(LATENCY)) {
+			if (SharedScenarios.like(job.scenario()).equals(LATENCY)) {
 				Statistics statistics = primary.getStatistics();
 				metrics.put("p50Us", statistics.getPercentile(50));
 				metrics.put("p99Us", statistics.getPercentile(99));

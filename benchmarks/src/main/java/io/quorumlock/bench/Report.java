@@ -413,6 +413,7 @@ final class Report {
 				.append(".\n");
 		}
 
+		SharedScenarios.markdown(md, this, this.plan, this.failures);
 		md.append("\n### Targets (issue 7)\n\n| target | measured | status |\n|---|---|---|\n");
 		for (Map<String, Object> t : this.targets) {
 			md.append("| ")

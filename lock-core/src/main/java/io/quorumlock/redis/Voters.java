@@ -84,9 +84,24 @@ interface Voters {
 	default void markIntent(String key, long ttlMillis) {
 	}
 
-	/** One line per failed node of a tally, for messages; empty if none failed. */
+	/**
+	 * What a {@code WRONGTYPE} answer means to an exclusive lease: its key is a string,
+	 * shared holders' a hash ({@link SharedScripts}), so the key it held is now held
+	 * shared (the shared scripts themselves grant nothing on a string, without an error).
+	 */
+	String WRONG_TYPE = "WRONGTYPE: this lease no longer holds the key there, "
+			+ "it is now held shared by others (or something other than quorumlock wrote it)";
+
+	/**
+	 * One line per failed node of a tally, for messages, and what a {@code WRONGTYPE}
+	 * answer among them means; empty if none failed.
+	 */
 	static String failures(Round.Tally tally) {
-		return tally.failures().isEmpty() ? "" : " (" + String.join("; ", tally.failures()) + ")";
+		if (tally.failures().isEmpty()) {
+			return "";
+		}
+		String failures = String.join("; ", tally.failures());
+		return " (" + failures + (failures.contains("WRONGTYPE") ? "; " + WRONG_TYPE : "") + ")";
 	}
 
 }

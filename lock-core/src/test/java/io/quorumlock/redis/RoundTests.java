@@ -175,4 +175,27 @@ class RoundTests {
 		assertThat(this.errors).containsExactly("a");
 	}
 
+	@Test
+	void wrongTypeAnswerIsExplainedToTheLeaseHolder() {
+		CompletableFuture<Round.Tally> round = round(2);
+		for (FakeNode node : this.nodes) {
+			node.reply.completeExceptionally(new RedisCommandExecutionException(
+					"WRONGTYPE Operation against a key holding the wrong kind of value"));
+		}
+		Round.Tally tally = round.join();
+		assertThat(Voters.failures(tally)).startsWith(" (a: WRONGTYPE Operation against a key holding")
+			.endsWith("; WRONGTYPE: this lease no longer holds the key there, it is now held shared by others "
+					+ "(or something other than quorumlock wrote it))")
+			.containsOnlyOnce("now held shared");
+	}
+
+	@Test
+	void otherFailuresAreListedWithoutTheWrongTypeExplanation() {
+		CompletableFuture<Round.Tally> round = round(2);
+		this.nodes.get(0).reply.completeExceptionally(new RedisCommandExecutionException("NOPERM no scripts"));
+		this.nodes.get(1).reply.complete("OK");
+		this.nodes.get(2).reply.complete("OK");
+		assertThat(Voters.failures(round.join())).isEqualTo(" (a: NOPERM no scripts)");
+	}
+
 }

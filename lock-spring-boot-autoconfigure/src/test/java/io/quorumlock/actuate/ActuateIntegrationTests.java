@@ -3,8 +3,10 @@ package io.quorumlock.actuate;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 
 import io.quorumlock.Lease;
+import io.quorumlock.LockMode;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockRequest;
 import io.quorumlock.QuorumUnavailableException;
@@ -31,7 +34,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Meters, observation, endpoint and health over a real engine on real servers.
+ * Meters, observation, endpoint and health over a real engine on real servers, with the
+ * mode (exclusive, shared, permit) of each acquisition and lease.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class ActuateIntegrationTests {
@@ -219,6 +223,66 @@ class ActuateIntegrationTests {
 		assertThat(result.deletedOnNodes()).isEqualTo(3);
 		assertThat(this.locks.tryAcquire(request())).hasValueSatisfying(Lease::release);
 		lease.releaseAsync();
+	}
+
+	@Test
+	void waitTimerIsTaggedExclusiveSharedOrPermit() {
+		this.locks.acquire(request()).release();
+		try (Lease first = this.locks.acquire(request().mode(LockMode.SHARED));
+				Lease second = this.locks.acquire(request().mode(LockMode.SHARED))) {
+			// two shared holders at once; a writer is refused while they hold
+			assertThat(elsewhere(() -> this.locks.tryAcquire(request()))).isEmpty();
+		}
+		LockRequest permits = LockRequest.of(this.key + ":pool").label("OrderService.pay").permits(2);
+		try (Lease a = this.locks.acquire(permits); Lease b = this.other.acquire(permits)) {
+			// both permits taken: the next one is refused
+			assertThat(elsewhere(() -> this.locks.tryAcquire(permits))).isEmpty();
+		}
+
+		assertThat(waitTimer("acquired", "exclusive").count()).isEqualTo(1);
+		assertThat(waitTimer("acquired", "shared").count()).isEqualTo(2);
+		assertThat(waitTimer("timeout", "exclusive").count()).isEqualTo(1);
+		assertThat(waitTimer("acquired", "permit").count()).isEqualTo(1);
+		assertThat(waitTimer("timeout", "permit").count()).isEqualTo(1);
+		assertThat(this.meters.find(LockMetrics.WAIT).timers()).extracting((timer) -> timer.getId().getTag("mode"))
+			.containsOnly("exclusive", "shared", "permit");
+	}
+
+	/** On another thread, so that nothing this thread holds is taken for a re-entry. */
+	private static <T> T elsewhere(Supplier<T> action) {
+		return CompletableFuture.supplyAsync(action).orTimeout(20, TimeUnit.SECONDS).join();
+	}
+
+	private io.micrometer.core.instrument.Timer waitTimer(String outcome, String mode) {
+		return this.meters.get(LockMetrics.WAIT)
+			.tags("lock", "OrderService.pay", "outcome", outcome, "mode", mode)
+			.timer();
+	}
+
+	@Test
+	void endpointShowsTheModeAndSlotOfEachLease() {
+		LocksEndpoint endpoint = new LocksEndpoint(this.locks, this.locks);
+		try (Lease exclusive = this.locks.acquire(LockRequest.of(this.key).name("orders"));
+				Lease shared = this.locks.acquire(LockRequest.of(this.key).name("reports").mode(LockMode.SHARED));
+				Lease permit = this.locks.acquire(LockRequest.of(this.key).name("pool").permits(3))) {
+			List<LocksEndpoint.LeaseDescriptor> leases = endpoint.locks(null).leases();
+			assertThat(leases).hasSize(3);
+			assertThat(leases).filteredOn((held) -> held.lock().equals("orders")).singleElement().satisfies((held) -> {
+				assertThat(held.mode()).isEqualTo("exclusive");
+				assertThat(held.slot()).isNull();
+			});
+			assertThat(leases).filteredOn((held) -> held.lock().equals("reports")).singleElement().satisfies((held) -> {
+				assertThat(held.mode()).isEqualTo("shared");
+				assertThat(held.slot()).isNull();
+				assertThat(held.keys()).containsExactly("lock:reports:{" + this.key + "}");
+			});
+			assertThat(leases).filteredOn((held) -> held.lock().equals("pool")).singleElement().satisfies((held) -> {
+				assertThat(held.mode()).isEqualTo("permit");
+				assertThat(held.slot()).isNotNull().isBetween(0, 2);
+				assertThat(held.keys()).containsExactly("lock:pool:{" + this.key + "}:permit:" + held.slot());
+			});
+		}
+		assertThat(endpoint.locks(null).leases()).isEmpty();
 	}
 
 }

@@ -42,6 +42,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * fault log: no two holds of a key may overlap and fencing tokens must rise in enter
  * order (except where the lock reported the lease lost, counted apart).
  * <p>
+ * Beside the exclusive workload each worker runs {@link SoakModes}: a shared/exclusive
+ * mix on 4 keys and permits (k = 2 and 3) on 2 keys, {@value #MODE_THREADS} threads each,
+ * on the same engine and under the same faults; {@link SoakModeChecker} reads their logs:
+ * an exclusive hold never overlaps another hold, and never more than k permit holds at
+ * once.
+ * <p>
  * {@code -Dsoak.duration=10m} runs longer (default 60 s, at most 2 h);
  * {@code -Dsoak.seed=N} replays a fault schedule. Logs stay in
  * {@code target/soak/<run>/}.
@@ -57,6 +63,9 @@ class SoakIntegrationTests {
 	private static final int THREADS = 8;
 
 	private static final int KEYS = 20;
+
+	/** Threads per worker for each of the mix and permit workloads. */
+	private static final int MODE_THREADS = 3;
 
 	private static final Duration LONGEST = Duration.ofHours(2);
 
@@ -124,6 +133,10 @@ class SoakIntegrationTests {
 		SoakChecker.Report report = SoakChecker.check(dir);
 		System.out.println(report.describe());
 		Files.writeString(dir.resolve("report.txt"), report.describe() + "\n", StandardCharsets.UTF_8);
+		SoakModeChecker.Report modes = SoakModeChecker.check(dir);
+		System.out.println(modes.describe());
+		Files.writeString(dir.resolve("report.txt"), modes.describe() + "\n", StandardCharsets.UTF_8,
+				StandardOpenOption.APPEND);
 		assertThat(report.finishedWorkers()).as("workers that wrote their summary").isEqualTo(WORKERS);
 		assertThat(report.malformed()).as("malformed records").isZero();
 		assertThat(report.unfinished()).as("holds without an exit record").isZero();
@@ -131,12 +144,21 @@ class SoakIntegrationTests {
 		assertThat(report.faultCount()).as("faults injected").isPositive();
 		assertThat(report.overlaps()).as("overlapping holds: %s", report.examples()).isZero();
 		assertThat(report.tokenViolations()).as("fencing tokens out of order: %s", report.examples()).isZero();
+		assertThat(modes.finishedWorkers()).as("workers that wrote their modes summary").isEqualTo(WORKERS);
+		assertThat(modes.malformed()).as("malformed modes records").isZero();
+		assertThat(modes.unfinished()).as("mode holds without an exit record").isZero();
+		assertThat(modes.shared()).as("shared acquisitions").isPositive();
+		assertThat(modes.exclusive()).as("exclusive acquisitions of the mix").isPositive();
+		assertThat(modes.permits()).as("permit acquisitions").isPositive();
+		assertThat(modes.mixViolations()).as("exclusive holds overlapping others: %s", modes.examples()).isZero();
+		assertThat(modes.permitViolations()).as("more than k permit holders: %s", modes.examples()).isZero();
 	}
 
 	private static Process startWorker(Path dir, int index, Duration duration) throws IOException {
 		List<String> command = new ArrayList<>(List.of(
 				Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:+UseSerialGC",
 				"-XX:TieredStopAtLevel=1", "-Dsoak.rejoinDelayMillis=" + REJOIN_DELAY.toMillis(),
+				"-Dsoak.modes.log=" + dir.resolve("modes-" + index + ".log"), "-Dsoak.modes.threads=" + MODE_THREADS,
 				"-Dsoak.nodeTimeoutMillis=" + NODE_TIMEOUT.toMillis(), "-cp", System.getProperty("java.class.path"),
 				SoakWorker.class.getName(), dir.resolve("worker-" + index + ".log").toString(), "jvm" + index,
 				Long.toString(duration.toMillis()), Integer.toString(THREADS), Integer.toString(KEYS),

@@ -30,7 +30,8 @@ import io.quorumlock.QuorumUnavailableException;
  * out of a small set, ask for the fencing token, work a few ms and release, and every
  * hold is written to this process's log as an enter and an exit record (see
  * {@link SoakChecker} for the format), flushed per record so that the log survives a
- * crash.
+ * crash. With {@code -Dsoak.modes.log} it runs the shared/exclusive and permit workloads
+ * of {@link SoakModes} beside, on the same engine.
  * <p>
  * Arguments: {@code log jvm runMillis threads keys leaseMillis uri...}. It stops by
  * itself after {@code runMillis}, and at once (exit code 3) when its standard input
@@ -109,7 +110,11 @@ final class SoakWorker {
 			})
 			.build(); BufferedWriter log = Files.newBufferedWriter(logFile, StandardCharsets.UTF_8)) {
 			SoakWorker worker = new SoakWorker(locks, jvm, keys, lease, log, lostAt);
+			SoakModes modes = SoakModes.fromProperties(locks, jvm, lease, lostAt);
 			List<Thread> running = new ArrayList<>();
+			if (modes != null) {
+				running.addAll(modes.start(deadline));
+			}
 			for (int t = 0; t < threads; t++) {
 				Thread thread = new Thread(() -> worker.run(deadline), "soak-" + jvm + "-" + t);
 				thread.start();
@@ -123,6 +128,9 @@ final class SoakWorker {
 				}
 			}
 			worker.summary();
+			if (modes != null) {
+				modes.close();
+			}
 		}
 		System.exit(0);
 	}
@@ -215,7 +223,7 @@ final class SoakWorker {
 		pause((random.nextInt(500) == 0) ? this.lease.toMillis() * 3 / 2 : 1 + random.nextInt(4));
 	}
 
-	private static void pause(long millis) {
+	static void pause(long millis) {
 		try {
 			Thread.sleep(millis);
 		}
@@ -225,13 +233,19 @@ final class SoakWorker {
 	}
 
 	private void write(String kind, String key, String thread, long token, long nanos, String status) {
-		String line = String.join("\t", kind, key, this.jvm, thread, Long.toString(token), Long.toString(nanos),
-				Long.toString(System.currentTimeMillis()), status);
-		synchronized (this.log) {
+		append(this.log, String.join("\t", kind, key, this.jvm, thread, Long.toString(token), Long.toString(nanos),
+				Long.toString(System.currentTimeMillis()), status));
+	}
+
+	/**
+	 * Append one record to a log shared by threads, flushed so that it survives a crash.
+	 */
+	static void append(BufferedWriter log, String line) {
+		synchronized (log) {
 			try {
-				this.log.write(line);
-				this.log.newLine();
-				this.log.flush();
+				log.write(line);
+				log.newLine();
+				log.flush();
 			}
 			catch (IOException ex) {
 				throw new UncheckedIOException(ex);

@@ -5,6 +5,8 @@ import java.util.Locale;
 
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
 
+import io.quorumlock.LockMode;
+
 /**
  * The candidates, by the name used as the JMH {@code candidate} parameter.
  */
@@ -38,7 +40,25 @@ public enum Candidate {
 	SI_SPIN("si-spin", "Spring Integration (spin)"),
 
 	/** Spring Integration {@code RedisLockRegistry}, pub/sub lock. */
-	SI_PUBSUB("si-pubsub", "Spring Integration (pub/sub)");
+	SI_PUBSUB("si-pubsub", "Spring Integration (pub/sub)"),
+
+	/** quorumlock's programmatic API, shared mode ({@code LockMode.SHARED}). */
+	QUORUMLOCK_SHARED("quorumlock-shared", "quorumlock (shared)"),
+
+	/** quorumlock's programmatic API, one of {@value #PERMITS} permits. */
+	QUORUMLOCK_PERMITS("quorumlock-permits", "quorumlock (permit of " + Candidate.PERMITS + ")"),
+
+	/** Redisson {@code RReadWriteLock.readLock()} with a fixed lease. */
+	REDISSON_SHARED("redisson-shared", "Redisson RReadWriteLock.readLock() (lease)"),
+
+	/**
+	 * Redisson {@code RPermitExpirableSemaphore} of {@value #PERMITS} permits, acquired
+	 * with a lease and released by permit id.
+	 */
+	REDISSON_PERMITS("redisson-permits", "Redisson RPermitExpirableSemaphore (" + Candidate.PERMITS + ", lease)");
+
+	/** Permits of the semaphore candidates. */
+	public static final int PERMITS = 3;
 
 	private final String id;
 
@@ -87,19 +107,23 @@ public enum Candidate {
 	public LockClient open(List<String> nodes) {
 		boolean single = nodes.size() == 1;
 		if (!single && this != FLOOR && this != QUORUMLOCK && this != QUORUMLOCK_NO_RENEW && this != QUORUMLOCK_ASPECT
-				&& this != REDISSON_REDLOCK) {
+				&& this != REDISSON_REDLOCK && this != QUORUMLOCK_SHARED && this != QUORUMLOCK_PERMITS) {
 			throw new IllegalArgumentException(this.id + " works on one node, not " + nodes.size());
 		}
 		return switch (this) {
 			case FLOOR -> new FloorClient(nodes);
 			case QUORUMLOCK -> new QuorumLockClient(nodes, true);
 			case QUORUMLOCK_NO_RENEW -> new QuorumLockClient(nodes, false);
+			case QUORUMLOCK_SHARED -> new QuorumLockClient(nodes, (request) -> request.mode(LockMode.SHARED));
+			case QUORUMLOCK_PERMITS -> new QuorumLockClient(nodes, (request) -> request.permits(PERMITS));
 			case QUORUMLOCK_ASPECT -> new AspectClient(nodes);
 			case REDISSON_LEASE -> new RedissonLockClient(nodes, RedissonLockClient.Mode.LEASE);
 			case REDISSON_WATCHDOG -> new RedissonLockClient(nodes, RedissonLockClient.Mode.WATCHDOG);
 			case REDISSON_REDLOCK -> new RedissonLockClient(nodes, RedissonLockClient.Mode.REDLOCK);
 			case SI_SPIN -> new SpringIntegrationClient(nodes.get(0), RedisLockType.SPIN_LOCK);
 			case SI_PUBSUB -> new SpringIntegrationClient(nodes.get(0), RedisLockType.PUB_SUB_LOCK);
+			case REDISSON_SHARED -> new RedissonSharedClient(nodes.get(0), 0);
+			case REDISSON_PERMITS -> new RedissonSharedClient(nodes.get(0), PERMITS);
 		};
 	}
 

@@ -3,6 +3,7 @@ package io.quorumlock.bench.candidates;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 import io.quorumlock.Lease;
 import io.quorumlock.LockRequest;
@@ -10,8 +11,8 @@ import io.quorumlock.redis.QuorumLockEngine;
 
 /**
  * quorumlock's programmatic API with its defaults (renewal on, 50 ms node timeout), the
- * request built on every call as an application would. The restart guard is off: the
- * servers were just started.
+ * request built on every call as an application would: exclusive, shared or a permit. The
+ * restart guard is off: the servers were just started.
  */
 final class QuorumLockClient implements LockClient {
 
@@ -19,9 +20,21 @@ final class QuorumLockClient implements LockClient {
 
 	private final boolean renew;
 
+	/** The mode of each request: exclusive as built, shared, or a permit. */
+	private final UnaryOperator<LockRequest> mode;
+
 	QuorumLockClient(List<String> nodes, boolean renew) {
+		this(nodes, renew, UnaryOperator.identity());
+	}
+
+	QuorumLockClient(List<String> nodes, UnaryOperator<LockRequest> mode) {
+		this(nodes, true, mode);
+	}
+
+	private QuorumLockClient(List<String> nodes, boolean renew, UnaryOperator<LockRequest> mode) {
 		this.engine = engine(nodes);
 		this.renew = renew;
+		this.mode = mode;
 	}
 
 	static QuorumLockEngine engine(List<String> nodes) {
@@ -35,7 +48,7 @@ final class QuorumLockClient implements LockClient {
 
 	@Override
 	public boolean withLock(String key, Duration wait, Runnable body) {
-		LockRequest request = LockRequest.of(key).lease(LEASE);
+		LockRequest request = this.mode.apply(LockRequest.of(key).lease(LEASE));
 		if (!this.renew) {
 			request = request.renew(false);
 		}

@@ -147,7 +147,7 @@ final class LeaseWatchdog {
 		Voters voters = this.voters.of(lease.request());
 		for (int i = 0; i < rounds.length; i++) {
 			String key = keys.get(i);
-			rounds[i] = voters.extend(key, lease.token(), leaseMillis);
+			rounds[i] = voters.renew(key, lease.token(), leaseMillis);
 		}
 		CompletableFuture.allOf(rounds).whenComplete((ok, error) -> {
 			long now = this.timers.nanoTime();

@@ -35,8 +35,9 @@
  * <li>Hand-off: {@code Handoff} and {@code CallerThreads} give the lease to the caller
  * off the I/O threads, {@code Listeners} on their own thread first; {@code Futures} holds
  * the await-and-rethrow rules.</li>
- * <li>Hold: {@code LeaseWatchdog} renews ({@code Voters#extend}) or watches the expiry;
- * {@code Losses} declares a lease lost; {@code Fencing} computes fencing tokens.</li>
+ * <li>Hold: {@code LeaseWatchdog} renews ({@code Voters#renew}: the renewals due on a
+ * node go together, {@code RenewalBatch}) or watches the expiry; {@code Losses} declares
+ * a lease lost; {@code Fencing} computes fencing tokens.</li>
  * <li>Release: {@code Releaser} deletes the keys ({@code Voters#release}, redone when a
  * node comes back) or keeps them for {@code MinimumHold}, then frees the local
  * gates.</li>

@@ -59,6 +59,11 @@ abstract class HeldHolder implements AutoCloseable {
 				(i) -> acquire(this.prefix + name.apply(i)).thenAccept((h) -> taken[i] = h));
 	}
 
+	/** Take one lease named {@code prefix + name} outside the sets, and wait for it. */
+	Object hold(String name) {
+		return acquire(this.prefix + name).toCompletableFuture().join();
+	}
+
 	/** Release the first {@code count} leases of the last set. */
 	void release(int count) throws InterruptedException {
 		Object[] taken = this.handles;

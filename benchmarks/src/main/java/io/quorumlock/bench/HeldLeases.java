@@ -90,6 +90,7 @@ final class HeldLeases {
 			Sampler sampler = new Sampler(holder, lease.toMillis() / 6);
 			RedisStats.Snapshot redisBefore = stats.snapshot();
 			long renewedBefore = holder.renewed();
+			Map<String, Long> errorsBefore = holder.nodeErrors();
 			long cpuBefore = ScaleSupport.processCpuNanos();
 			long windowStart = System.nanoTime();
 			sampler.start();
@@ -113,6 +114,15 @@ final class HeldLeases {
 			out.put("redisCommandsPerSecond", redis.commands() / windowSeconds);
 			out.put("scriptCallsPerRenewal", redis.scripts() / Math.max(1, renewals));
 			out.put("lost", holder.lost());
+			// node answers missed in the window (each costs its round a vote, and a
+			// renewal short of its quorum a retry), by kind
+			StringBuilder errors = new StringBuilder();
+			holder.nodeErrors()
+				.forEach((kind, n) -> errors.append(kind)
+					.append(':')
+					.append(n - errorsBefore.getOrDefault(kind, 0L))
+					.append(';'));
+			out.put("nodeErrors", (errors.length() == 0) ? "none" : errors.toString());
 			out.put("minRemainingMs", sampler.minRemaining.get());
 			long[] ttl = pttlScan(uris, holder, count, lease.toMillis());
 			out.put("lapsed", ttl[0]);

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
@@ -69,7 +70,7 @@ final class RedisVoters implements Voters {
 		Map<RedisNode, RenewalBatch> renewals = new IdentityHashMap<>();
 		for (RedisNode node : nodes) {
 			if (syncReplicas == 0 && node instanceof StandaloneNode) {
-				renewals.put(node, new RenewalBatch(timers::execute, (keys, args) -> extendMany(node, keys, args),
+				renewals.put(node, new RenewalBatch(this::onNextTick, (keys, args) -> extendMany(node, keys, args),
 						RenewalBatch.MAX_KEYS));
 			}
 		}
@@ -134,6 +135,22 @@ final class RedisVoters implements Voters {
 			return (batch != null) ? batch.extend(key, token, leaseMillis)
 					: node.eval(Script.EXTEND, key, token, leaseMillis);
 		}, ONE, this.nodeTimeoutNanos);
+	}
+
+	/**
+	 * Where a renewal batch is flushed: on the timing wheel's next tick (at most
+	 * {@link Deadlines#TICK_MILLIS} ms away), not at the tail of the scheduler's queue,
+	 * which may be long (a burst of grants or retries): the wait comes off the leases'
+	 * validity. The wheel's thread only fires timeouts, so it is seldom far behind.
+	 */
+	private void onNextTick(Runnable flush) {
+		try {
+			this.timers.after(0, (timeout) -> flush.run());
+		}
+		catch (IllegalStateException ex) {
+			throw new RejectedExecutionException("the engine is closed", ex); // wheel
+																				// stopped
+		}
 	}
 
 	/** One chunk of a node's renewal batch. */

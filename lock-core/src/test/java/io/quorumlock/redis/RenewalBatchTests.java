@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 @Timeout(60)
 class RenewalBatchTests {
 
-	/** The flushes asked of the scheduler, run when the test says. */
+	/** The flushes asked for, run when the test says. */
 	private final Queue<Runnable> scheduled = new ArrayDeque<>();
 
 	/** Every call sent: its keys and its arguments. */
@@ -59,13 +59,15 @@ class RenewalBatchTests {
 		RenewalBatch batch = batch(256);
 		CompletableFuture<Long> a = batch.extend("a", "ta", "30000");
 		CompletableFuture<Long> b = batch.extend("b", "tb", "30000");
-		CompletableFuture<Long> c = batch.extend("c", "tc", "10000");
+		RenewalBatch.Pending c = batch.extend("c", "tc", "10000");
 		assertThat(this.keysSent).as("nothing sent before the burst ends").isEmpty();
+		assertThat(c.sent()).as("its round's deadline waits for this").isNotDone();
 		assertThat(this.scheduled).as("one flush for the burst").hasSize(1);
 		this.scheduled.poll().run();
 		assertThat(this.keysSent).hasSize(1);
 		assertThat(this.keysSent.get(0)).containsExactly("a", "b", "c");
 		assertThat(this.argsSent.get(0)).containsExactly("ta", "30000", "tb", "30000", "tc", "10000");
+		assertThat(c.sent()).isDone();
 		assertThat(a).isNotDone();
 		reply.complete(List.of(1L, 0L, 1L));
 		assertThat(a).isCompletedWithValue(1L);
@@ -174,9 +176,9 @@ class RenewalBatchTests {
 	}
 
 	/**
-	 * Many threads renewing at once while a real scheduler thread flushes and the
-	 * renewals that fill a chunk send it: every key is sent exactly once and every
-	 * renewal gets its own key's answer.
+	 * Many threads renewing at once while another thread flushes and the renewals that
+	 * fill a chunk send it: every key is sent exactly once and every renewal gets its own
+	 * key's answer.
 	 */
 	@Test
 	void concurrentRenewalsAreEachSentOnceAndAnsweredWithTheirOwnAnswer() throws Exception {

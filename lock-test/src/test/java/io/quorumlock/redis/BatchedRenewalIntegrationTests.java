@@ -36,7 +36,7 @@ import static org.awaitility.Awaitility.await;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BatchedRenewalIntegrationTests {
 
-	private static final Duration LEASE = Duration.ofMillis(600);
+	private static final Duration LEASE = Duration.ofMillis(1200);
 
 	private static final Duration AT_MOST = Duration.ofSeconds(30);
 

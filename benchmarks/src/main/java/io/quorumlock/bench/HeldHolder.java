@@ -21,6 +21,7 @@ import io.quorumlock.Lease;
 import io.quorumlock.LeaseLostException;
 import io.quorumlock.LockListener;
 import io.quorumlock.LockRequest;
+import io.quorumlock.QuorumUnavailableException;
 import io.quorumlock.redis.QuorumLockEngine;
 
 /**
@@ -190,11 +191,25 @@ abstract class HeldHolder implements AutoCloseable {
 			return QuorumLockEngine.Builder.DEFAULT_KEY_PREFIX + "{" + this.prefix + name + "}";
 		}
 
+		/**
+		 * Tried again while the quorum is unavailable (no answer within the node timeout
+		 * on a loaded machine): that says nothing about exclusion either way.
+		 */
 		@Override
 		boolean probe(String name) {
-			Optional<Lease> granted = this.other.tryAcquire(LockRequest.of(this.prefix + name).lease(this.lease));
-			granted.ifPresent(Lease::release);
-			return granted.isPresent();
+			for (int attempt = 1;; attempt++) {
+				try {
+					Optional<Lease> granted = this.other
+						.tryAcquire(LockRequest.of(this.prefix + name).lease(this.lease));
+					granted.ifPresent(Lease::release);
+					return granted.isPresent();
+				}
+				catch (QuorumUnavailableException ex) {
+					if (attempt == 10) {
+						throw ex;
+					}
+				}
+			}
 		}
 
 		@Override

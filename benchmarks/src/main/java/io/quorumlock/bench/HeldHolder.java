@@ -2,10 +2,14 @@ package io.quorumlock.bench;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntFunction;
 
 import org.redisson.Redisson;
@@ -17,6 +21,7 @@ import io.quorumlock.Lease;
 import io.quorumlock.LeaseLostException;
 import io.quorumlock.LockListener;
 import io.quorumlock.LockRequest;
+import io.quorumlock.QuorumUnavailableException;
 import io.quorumlock.redis.QuorumLockEngine;
 
 /**
@@ -59,6 +64,16 @@ abstract class HeldHolder implements AutoCloseable {
 				(i) -> acquire(this.prefix + name.apply(i)).thenAccept((h) -> taken[i] = h));
 	}
 
+	/**
+	 * Take one lease named {@code prefix + name} outside the sets, and wait for it (tried
+	 * again like the sets: a cold JVM may miss the node timeout).
+	 */
+	Object hold(String name) throws InterruptedException {
+		Object[] taken = new Object[1];
+		HeldLeases.acquireAll(1, (i) -> acquire(this.prefix + name).thenAccept((h) -> taken[0] = h));
+		return taken[0];
+	}
+
 	/** Release the first {@code count} leases of the last set. */
 	void release(int count) throws InterruptedException {
 		Object[] taken = this.handles;
@@ -86,6 +101,14 @@ abstract class HeldHolder implements AutoCloseable {
 	/** Renewals counted by the client, -1 if it does not say. */
 	abstract long renewed();
 
+	/**
+	 * Node errors the client reported so far (a renewal round that missed a node's answer
+	 * in time is one), by kind; empty if it does not say.
+	 */
+	Map<String, Long> nodeErrors() {
+		return Map.of();
+	}
+
 	/** Leases lost, -1 if the client does not say. */
 	abstract long lost();
 
@@ -103,6 +126,8 @@ abstract class HeldHolder implements AutoCloseable {
 		private final AtomicLong renewed = new AtomicLong();
 
 		private final AtomicLong lost = new AtomicLong();
+
+		private final Map<String, LongAdder> nodeErrors = new ConcurrentHashMap<>();
 
 		private final QuorumLockEngine engine;
 
@@ -122,6 +147,18 @@ abstract class HeldHolder implements AutoCloseable {
 		@Override
 		public void onLost(LockRequest request, Lease lease, LeaseLostException cause) {
 			this.lost.incrementAndGet();
+		}
+
+		@Override
+		public void onNodeError(String node, Throwable error) {
+			this.nodeErrors.computeIfAbsent(error.getClass().getSimpleName(), (kind) -> new LongAdder()).increment();
+		}
+
+		@Override
+		Map<String, Long> nodeErrors() {
+			Map<String, Long> counts = new TreeMap<>();
+			this.nodeErrors.forEach((kind, count) -> counts.put(kind, count.sum()));
+			return counts;
 		}
 
 		@Override
@@ -154,11 +191,25 @@ abstract class HeldHolder implements AutoCloseable {
 			return QuorumLockEngine.Builder.DEFAULT_KEY_PREFIX + "{" + this.prefix + name + "}";
 		}
 
+		/**
+		 * Tried again while the quorum is unavailable (no answer within the node timeout
+		 * on a loaded machine): that says nothing about exclusion either way.
+		 */
 		@Override
 		boolean probe(String name) {
-			Optional<Lease> granted = this.other.tryAcquire(LockRequest.of(this.prefix + name).lease(this.lease));
-			granted.ifPresent(Lease::release);
-			return granted.isPresent();
+			for (int attempt = 1;; attempt++) {
+				try {
+					Optional<Lease> granted = this.other
+						.tryAcquire(LockRequest.of(this.prefix + name).lease(this.lease));
+					granted.ifPresent(Lease::release);
+					return granted.isPresent();
+				}
+				catch (QuorumUnavailableException ex) {
+					if (attempt == 10) {
+						throw ex;
+					}
+				}
+			}
 		}
 
 		@Override

@@ -1,5 +1,6 @@
 package io.quorumlock.redis;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.lettuce.core.RedisNoScriptException;
@@ -18,10 +19,20 @@ final class Evalsha {
 
 	static CompletableFuture<Long> eval(RedisClusterAsyncCommands<String, String> c, Script script, String[] keys,
 			String... args) {
-		CompletableFuture<Long> sha = c.<Long>evalsha(script.sha1(), ScriptOutputType.INTEGER, keys, args)
-			.toCompletableFuture();
+		return eval(c, ScriptOutputType.INTEGER, script, keys, args);
+	}
+
+	/** A script that answers an array ({@link Script#EXTEND_MANY}). */
+	static CompletableFuture<List<Object>> evalMulti(RedisClusterAsyncCommands<String, String> c, Script script,
+			String[] keys, String... args) {
+		return eval(c, ScriptOutputType.MULTI, script, keys, args);
+	}
+
+	private static <T> CompletableFuture<T> eval(RedisClusterAsyncCommands<String, String> c, ScriptOutputType type,
+			Script script, String[] keys, String... args) {
+		CompletableFuture<T> sha = c.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
 		return sha.exceptionallyCompose((error) -> (Futures.unwrap(error) instanceof RedisNoScriptException)
-				? c.<Long>eval(script.text(), ScriptOutputType.INTEGER, keys, args).toCompletableFuture()
+				? c.<T>eval(script.text(), type, keys, args).toCompletableFuture()
 				: CompletableFuture.failedFuture(error));
 	}
 

@@ -58,15 +58,29 @@ final class ExtensionRound {
 
 	/**
 	 * Extend every key of the lease to {@code lease}, in a round that started at
-	 * {@code start}; {@code what} names the round in a failure ("renewal", ...).
+	 * {@code start}; {@code what} names the round in a failure ("extension", ...).
 	 */
 	CompletableFuture<Outcome> run(RedisLease lease, Duration leaseLength, long start, String what) {
+		return run(lease, leaseLength, start, what, false);
+	}
+
+	/**
+	 * The watchdog's renewal: the same round to the request's lease, with the renewals
+	 * due on a node sent together ({@link Voters#renew}).
+	 */
+	CompletableFuture<Outcome> renew(RedisLease lease, long start) {
+		return run(lease, lease.request().lease(), start, "renewal", true);
+	}
+
+	private CompletableFuture<Outcome> run(RedisLease lease, Duration leaseLength, long start, String what,
+			boolean renewal) {
 		List<String> keys = lease.request().redisKeys();
 		String leaseMillis = Long.toString(leaseLength.toMillis());
 		CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
 		Voters voters = this.voters.of(lease.request());
 		for (int i = 0; i < rounds.length; i++) {
-			rounds[i] = voters.extend(keys.get(i), lease.token(), leaseMillis);
+			rounds[i] = renewal ? voters.renew(keys.get(i), lease.token(), leaseMillis)
+					: voters.extend(keys.get(i), lease.token(), leaseMillis);
 		}
 		// the rounds never complete exceptionally: each completes with its tally
 		return CompletableFuture.allOf(rounds).thenApply((ok) -> {

@@ -137,7 +137,7 @@ final class LeaseWatchdog {
 	}
 
 	private void renew(RedisLease lease, long start) {
-		this.rounds.run(lease, lease.request().lease(), start, "renewal").thenAccept((outcome) -> {
+		this.rounds.renew(lease, start).thenAccept((outcome) -> {
 			if (!outcome.extended()) {
 				if (!outcome.mayRetry() || !retry(lease)) {
 					this.losses.lose(lease, outcome.failure());

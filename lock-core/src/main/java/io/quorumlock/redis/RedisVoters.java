@@ -1,13 +1,18 @@
 package io.quorumlock.redis;
 
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
+
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 /**
  * {@link Voters} on Lettuce nodes: each round is a {@link Round} over the
@@ -46,6 +51,12 @@ final class RedisVoters implements Voters {
 
 	private final SharedVoters shared = new SharedVoters(this);
 
+	/**
+	 * Each node's renewal batch ({@link RenewalBatch}); empty where renewals go one key
+	 * per call: with sync-replicas, or on a Redis Cluster.
+	 */
+	private final Map<RedisNode, RenewalBatch> renewals;
+
 	RedisVoters(List<RedisNode> nodes, HeldBack heldBack, Timers timers, Listeners listener, int syncReplicas,
 			long nodeTimeoutNanos) {
 		this.nodes = nodes;
@@ -56,6 +67,14 @@ final class RedisVoters implements Voters {
 		this.syncReplicas = syncReplicas;
 		this.nodeTimeoutNanos = nodeTimeoutNanos;
 		this.votesNow = heldBack::votes;
+		Map<RedisNode, RenewalBatch> renewals = new IdentityHashMap<>();
+		for (RedisNode node : nodes) {
+			if (syncReplicas == 0 && node instanceof StandaloneNode) {
+				renewals.put(node, new RenewalBatch(this::onNextTick, (keys, args) -> extendMany(node, keys, args),
+						RenewalBatch.MAX_KEYS));
+			}
+		}
+		this.renewals = renewals;
 	}
 
 	@Override
@@ -99,6 +118,45 @@ final class RedisVoters implements Voters {
 	@Override
 	public CompletableFuture<Round.Tally> extend(String key, String token, String leaseMillis) {
 		return write(Script.EXTEND, new String[] { key }, ONE, ONE, token, leaseMillis);
+	}
+
+	/**
+	 * The watchdog's extension: the same voting round as {@link #extend}, each node's
+	 * part sent with the other renewals due on that node ({@link RenewalBatch}) where it
+	 * has a batch.
+	 */
+	@Override
+	public CompletableFuture<Round.Tally> renew(String key, String token, String leaseMillis) {
+		if (this.renewals.isEmpty()) {
+			return extend(key, token, leaseMillis);
+		}
+		return voting((node) -> {
+			RenewalBatch batch = this.renewals.get(node);
+			return (batch != null) ? batch.extend(key, token, leaseMillis)
+					: node.eval(Script.EXTEND, key, token, leaseMillis);
+		}, ONE, this.nodeTimeoutNanos);
+	}
+
+	/**
+	 * Where a renewal batch is flushed: on the timing wheel's next tick (at most
+	 * {@link Deadlines#TICK_MILLIS} ms away), not at the tail of the scheduler's queue,
+	 * which may be long (a burst of grants or retries): the wait comes off the leases'
+	 * validity. The wheel's thread only fires timeouts, so it is seldom far behind.
+	 */
+	private void onNextTick(Runnable flush) {
+		try {
+			this.timers.after(0, (timeout) -> flush.run());
+		}
+		catch (IllegalStateException ex) {
+			throw new RejectedExecutionException("the engine is closed", ex); // wheel
+																				// stopped
+		}
+	}
+
+	/** One chunk of a node's renewal batch. */
+	private static CompletableFuture<List<Object>> extendMany(RedisNode node, String[] keys, String[] args) {
+		RedisClusterAsyncCommands<String, String> c = node.commands();
+		return (c != null) ? Evalsha.evalMulti(c, Script.EXTEND_MANY, keys, args) : node.notConnected();
 	}
 
 	@Override

@@ -40,6 +40,21 @@ final class Round<N extends Node> implements TimerTask {
 
 	}
 
+	/**
+	 * A node's reply to a command that is queued to be sent later with others
+	 * ({@link RenewalBatch}): the round's deadline is armed only once every such command
+	 * was handed to its connection, so that the wait in the queue does not spend the node
+	 * timeout. The deadline bounds the wait for answers, not the lease: validity is
+	 * measured by the caller from before the round began, so a later deadline can only
+	 * leave it less.
+	 */
+	interface Queued {
+
+		/** Completes once the command was handed to the node's connection. */
+		CompletionStage<?> sent();
+
+	}
+
 	/** Bits per count in {@link #counts}: yes, no and failed answers, 10 bits each. */
 	private static final int BITS = 10;
 
@@ -103,6 +118,7 @@ final class Round<N extends Node> implements TimerTask {
 			throw new IllegalArgumentException("a round counts at most " + MAX_NODES + " nodes, got " + nodes.size());
 		}
 		Round<N> round = new Round<>(nodes, quorum, onNodeError);
+		List<CompletableFuture<?>> queued = null;
 		for (int i = 0; i < nodes.size(); i++) {
 			int index = i;
 			N node = nodes.get(i);
@@ -115,6 +131,10 @@ final class Round<N extends Node> implements TimerTask {
 			}
 			catch (RuntimeException ex) {
 				reply = CompletableFuture.failedFuture(ex);
+			}
+			if (reply instanceof Queued q) {
+				queued = (queued != null) ? queued : new ArrayList<>(nodes.size());
+				queued.add(q.sent().toCompletableFuture());
 			}
 			// One callback straight on the node's future: no intermediate stages.
 			reply.whenComplete((value, error) -> {
@@ -148,13 +168,24 @@ final class Round<N extends Node> implements TimerTask {
 				round.answer(index, answer);
 			});
 		}
-		if (!round.decided.isDone()) {
-			round.deadline = timers.after(timeoutNanos, round);
-			if (round.decided.isDone()) {
-				round.deadline.cancel();
-			}
+		if (queued == null) {
+			round.arm(timers, timeoutNanos);
+		}
+		else {
+			CompletableFuture.allOf(queued.toArray(new CompletableFuture<?>[0]))
+				.whenComplete((sent, error) -> round.arm(timers, timeoutNanos));
 		}
 		return round.decided;
+	}
+
+	/** Arm the deadline, unless the round is already decided. */
+	private void arm(Timers timers, long timeoutNanos) {
+		if (!this.decided.isDone()) {
+			this.deadline = timers.after(timeoutNanos, this);
+			if (this.decided.isDone()) {
+				this.deadline.cancel();
+			}
+		}
 	}
 
 	private void answer(int index, Object answer) {

@@ -36,6 +36,29 @@ record Script(String name, String text, String sha1) {
 			""");
 
 	/**
+	 * {@link #EXTEND} on many keys in one call, for the renewals due on one standalone
+	 * node ({@link RenewalBatch}). KEYS[i] a lock key; ARGV[2i-1] its token, ARGV[2i] its
+	 * new TTL in milliseconds. Returns one answer per key, in order: what {@link #EXTEND}
+	 * returns for it (1 extended, 0 not this token's), or, where reading the key failed
+	 * (a key of another type), Redis's error text, so that one odd key fails only its own
+	 * lease and never the rest of the batch.
+	 */
+	static final Script EXTEND_MANY = of("extend-many", """
+			local answers = {}
+			for i = 1, #KEYS do
+				local held = redis.pcall('get', KEYS[i])
+				if type(held) == 'table' and held.err then
+					answers[i] = held.err
+				elseif held == ARGV[2 * i - 1] then
+					answers[i] = redis.call('pexpire', KEYS[i], ARGV[2 * i])
+				else
+					answers[i] = 0
+				end
+			end
+			return answers
+			""");
+
+	/**
 	 * Compare-and-pexpire on a release that comes before {@code holdAtLeast}: the key
 	 * stays for the rest of the minimum hold. KEYS[1] lock key; ARGV[1] token, ARGV[2]
 	 * the remainder in milliseconds. Unlike {@link #RELEASE} it publishes nothing, so
@@ -102,7 +125,7 @@ record Script(String name, String text, String sha1) {
 			""");
 
 	/** Every script, loaded on each node when it connects. */
-	static final Script[] ALL = { RELEASE, EXTEND, HOLD, FENCE_INCREMENT, FENCE_RAISE, FORCE_RELEASE };
+	static final Script[] ALL = { RELEASE, EXTEND, EXTEND_MANY, HOLD, FENCE_INCREMENT, FENCE_RAISE, FORCE_RELEASE };
 
 	static Script of(String name, String text) {
 		try {

@@ -36,6 +36,15 @@ interface Voters {
 	CompletableFuture<Round.Tally> extend(String key, String token, String leaseMillis);
 
 	/**
+	 * The watchdog's renewal: {@link #extend}, which an implementation may send together
+	 * with the other renewals due on the same node (one call per node per batch) as long
+	 * as each key still gets its own round. By default, {@link #extend}.
+	 */
+	default CompletableFuture<Round.Tally> renew(String key, String token, String leaseMillis) {
+		return extend(key, token, leaseMillis);
+	}
+
+	/**
 	 * Compare-and-delete and publish, on every node; a node that fails it without a reply
 	 * is sent it again when back, while a SET of this lease could still be alive there.
 	 */

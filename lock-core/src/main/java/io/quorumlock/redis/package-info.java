@@ -37,8 +37,9 @@
  * the await-and-rethrow rules.</li>
  * <li>Hold: {@code LeaseWatchdog} renews or watches the expiry; {@code Extender} extends
  * a lease without renewal on request; both run an {@code ExtensionRound}
- * ({@code Voters#extend}); {@code Losses} declares a lease lost; {@code Fencing} computes
- * fencing tokens.</li>
+ * ({@code Voters#extend}; renewals go by {@code Voters#renew}, which sends the renewals
+ * due on a node together, {@code RenewalBatch}); {@code Losses} declares a lease lost;
+ * {@code Fencing} computes fencing tokens.</li>
  * <li>Release: {@code Releaser} deletes the keys ({@code Voters#release}, redone when a
  * node comes back) or keeps them for {@code MinimumHold}, then frees the local
  * gates.</li>

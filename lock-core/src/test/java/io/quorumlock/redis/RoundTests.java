@@ -3,6 +3,7 @@ package io.quorumlock.redis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -80,6 +81,62 @@ class RoundTests {
 		assertThat(tally.reached()).isTrue();
 		assertThat(tally.figures()).isEqualTo("2 of 3 nodes, quorum 2");
 		assertThat(this.timers.pending()).as("the deadline is cancelled").isZero();
+	}
+
+	/** A reply to a command queued to be sent later with others. */
+	static final class QueuedReply extends CompletableFuture<String> implements Round.Queued {
+
+		final CompletableFuture<Void> sent = new CompletableFuture<>();
+
+		@Override
+		public CompletionStage<?> sent() {
+			return this.sent;
+		}
+
+	}
+
+	/**
+	 * A round of 2 of 3 whose commands are queued; their replies go to {@code replies}.
+	 */
+	private CompletableFuture<Round.Tally> queuedRound(List<QueuedReply> replies) {
+		return Round.run(this.nodes, 2, (node) -> {
+			QueuedReply reply = new QueuedReply();
+			replies.add(reply);
+			return reply;
+		}, "OK"::equals, TIMEOUT, null, this.timers, (node, error) -> this.errors.add(node.address()));
+	}
+
+	@Test
+	void deadlineOfQueuedCommandsIsArmedOnceEveryOneWasSent() {
+		List<QueuedReply> replies = new ArrayList<>();
+		CompletableFuture<Round.Tally> round = queuedRound(replies);
+		this.timers.advance(10 * TIMEOUT);
+		assertThat(round).as("the wait in the queue is not the node's").isNotDone();
+		replies.get(0).sent.complete(null);
+		replies.get(1).sent.complete(null);
+		assertThat(this.timers.pending()).isZero();
+		replies.get(2).sent.complete(null);
+		assertThat(this.timers.pending()).as("armed by the last send").isOne();
+		replies.get(0).complete("OK");
+		this.timers.advance(TIMEOUT - 1);
+		assertThat(round).isNotDone();
+		this.timers.advance(1);
+		Round.Tally tally = round.join();
+		assertThat(tally.yes()).isOne();
+		assertThat(tally.failures()).containsExactly("b: no answer in time", "c: no answer in time");
+	}
+
+	@Test
+	void queuedCommandsAnsweredBeforeTheyWereAllSentArmNoDeadline() {
+		List<QueuedReply> replies = new ArrayList<>();
+		CompletableFuture<Round.Tally> round = queuedRound(replies);
+		replies.get(0).sent.complete(null);
+		replies.get(0).complete("OK");
+		replies.get(1).sent.complete(null);
+		replies.get(1).complete("OK");
+		assertThat(round.join().reached()).isTrue();
+		replies.get(2).sent.complete(null);
+		assertThat(this.timers.pending()).as("decided: nothing to arm").isZero();
 	}
 
 	@Test

@@ -1,12 +1,12 @@
 package io.quorumlock.redis;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -54,9 +54,30 @@ final class Round<N extends Node> implements TimerTask {
 	/** Most nodes a round can count with {@link #BITS}-bit counts. */
 	static final int MAX_NODES = MASK;
 
+	/** Atomic access to {@link #answers}' elements (no wrapper object per round). */
+	static final VarHandle ANSWERS = MethodHandles.arrayElementVarHandle(Object[].class);
+
+	/** Atomic access to {@link #counts} (no wrapper object per round). */
+	private static final VarHandle COUNTS;
+
+	static {
+		try {
+			COUNTS = MethodHandles.lookup().findVarHandle(Round.class, "counts", int.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
 	private final List<? extends N> nodes;
 
 	private final int quorum;
+
+	/** Whether an answer means the command took effect (see {@link #run}). */
+	private final Predicate<Object> took;
+
+	/** Whether a node may vote when it answers; null when every answer counts. */
+	private final Predicate<? super N> votesNow;
 
 	/**
 	 * Told of every node that failed or timed out; a node held back by the guard is no
@@ -66,25 +87,31 @@ final class Round<N extends Node> implements TimerTask {
 
 	/**
 	 * Per-node answer: null until answered, then a {@link Vote} or the {@link Throwable}.
-	 * Written once per node, before the node is counted in {@link #counts}.
+	 * Written once per node (a compare-and-set through {@link #ANSWERS}), before the node
+	 * is counted in {@link #counts}; read through {@link #ANSWERS} too.
 	 */
-	private final AtomicReferenceArray<Object> answers;
+	private final Object[] answers;
 
 	/**
 	 * The yes, no and failed counts packed in one int, so that each answer updates all
-	 * three in one atomic step and every decision sees a consistent set.
+	 * three in one atomic step ({@link #COUNTS}) and every decision sees a consistent
+	 * set.
 	 */
-	private final AtomicInteger counts = new AtomicInteger();
+	private volatile int counts;
 
 	private final CompletableFuture<Tally> decided = new CompletableFuture<>();
 
 	private volatile Timeout deadline;
 
-	private Round(List<? extends N> nodes, int quorum, BiConsumer<? super N, Throwable> onNodeError) {
+	@SuppressWarnings("unchecked")
+	private Round(List<? extends N> nodes, int quorum, Predicate<?> took, Predicate<? super N> votesNow,
+			BiConsumer<? super N, Throwable> onNodeError) {
 		this.nodes = nodes;
 		this.quorum = quorum;
+		this.took = (Predicate<Object>) took; // the command's own answer type
+		this.votesNow = votesNow;
 		this.onNodeError = onNodeError;
-		this.answers = new AtomicReferenceArray<>(nodes.size());
+		this.answers = new Object[nodes.size()];
 	}
 
 	/**
@@ -102,7 +129,7 @@ final class Round<N extends Node> implements TimerTask {
 		if (nodes.size() > MAX_NODES) {
 			throw new IllegalArgumentException("a round counts at most " + MAX_NODES + " nodes, got " + nodes.size());
 		}
-		Round<N> round = new Round<>(nodes, quorum, onNodeError);
+		Round<N> round = new Round<>(nodes, quorum, took, votesNow, onNodeError);
 		for (int i = 0; i < nodes.size(); i++) {
 			int index = i;
 			N node = nodes.get(i);
@@ -116,37 +143,8 @@ final class Round<N extends Node> implements TimerTask {
 			catch (RuntimeException ex) {
 				reply = CompletableFuture.failedFuture(ex);
 			}
-			// One callback straight on the node's future: no intermediate stages.
-			reply.whenComplete((value, error) -> {
-				Object answer;
-				if (error == null && !node.sameConnection(epoch)) {
-					// rare (a reconnect under a command): a new exception each time
-					answer = new RedisConnectionException(
-							"reconnected while the command was in flight, its answer is not a vote");
-				}
-				else if (error == null && votesNow != null && !votesNow.test(node)) {
-					answer = new NodeHeldBackException(
-							"no longer voting when it answered (restart guard, same server)");
-				}
-				else if (error == null) {
-					try {
-						answer = took.test(value) ? Vote.YES : Vote.NO;
-					}
-					catch (RuntimeException ex) {
-						answer = ex;
-					}
-				}
-				else {
-					answer = Futures.unwrap(error);
-				}
-				if (answer instanceof Vote) {
-					node.recordLatency(System.nanoTime() - sent);
-				}
-				else if (!(answer instanceof NodeHeldBackException)) {
-					round.onNodeError.accept(node, (Throwable) answer);
-				}
-				round.answer(index, answer);
-			});
+			// One small callback straight on the node's future: no intermediate stages.
+			reply.whenComplete((value, error) -> round.heard(index, epoch, sent, value, error));
 		}
 		if (!round.decided.isDone()) {
 			round.deadline = timers.after(timeoutNanos, round);
@@ -157,17 +155,52 @@ final class Round<N extends Node> implements TimerTask {
 		return round.decided;
 	}
 
+	/**
+	 * Node {@code index}'s reply to the command sent at {@code sent} in {@code epoch}.
+	 */
+	private void heard(int index, long epoch, long sent, Object value, Throwable error) {
+		N node = this.nodes.get(index);
+		Object answer;
+		if (error == null && !node.sameConnection(epoch)) {
+			// rare (a reconnect under a command): a new exception each time
+			answer = new RedisConnectionException(
+					"reconnected while the command was in flight, its answer is not a vote");
+		}
+		else if (error == null && this.votesNow != null && !this.votesNow.test(node)) {
+			answer = new NodeHeldBackException("no longer voting when it answered (restart guard, same server)");
+		}
+		else if (error == null) {
+			try {
+				answer = this.took.test(value) ? Vote.YES : Vote.NO;
+			}
+			catch (RuntimeException ex) {
+				answer = ex;
+			}
+		}
+		else {
+			answer = Futures.unwrap(error);
+		}
+		if (answer instanceof Vote) {
+			node.recordLatency(System.nanoTime() - sent);
+		}
+		else if (!(answer instanceof NodeHeldBackException)) {
+			this.onNodeError.accept(node, (Throwable) answer);
+		}
+		answer(index, answer);
+	}
+
 	private void answer(int index, Object answer) {
-		if (!this.answers.compareAndSet(index, null, answer)) {
+		if (!ANSWERS.compareAndSet(this.answers, index, null, answer)) {
 			return;
 		}
-		int counts = this.counts.addAndGet((answer == Vote.YES) ? YES : (answer == Vote.NO) ? NO : FAILED);
+		int delta = (answer == Vote.YES) ? YES : (answer == Vote.NO) ? NO : FAILED;
+		int counts = (int) COUNTS.getAndAdd(this, delta) + delta;
 		if (this.decided.isDone()) {
 			return;
 		}
 		int yes = counts & MASK;
 		int no = (counts >>> BITS) & MASK;
-		int pending = this.answers.length() - yes - no - (counts >>> (2 * BITS));
+		int pending = this.answers.length - yes - no - (counts >>> (2 * BITS));
 		// Decide early only when granted, or when a quorum answered and can no longer say
 		// yes (contended). A round short of answers waits for the rest, at most until the
 		// deadline, so that its figures are exact.
@@ -179,7 +212,7 @@ final class Round<N extends Node> implements TimerTask {
 	/** The deadline: decide with what has been heard. */
 	@Override
 	public void run(Timeout timeout) {
-		decide(this.counts.get(), true);
+		decide(this.counts, true);
 	}
 
 	private void decide(int counts, boolean expired) {
@@ -189,20 +222,11 @@ final class Round<N extends Node> implements TimerTask {
 		int yes = counts & MASK;
 		int no = (counts >>> BITS) & MASK;
 		List<String> failures = List.of();
-		if (yes + no < this.answers.length()) {
-			failures = new ArrayList<>();
-			for (int i = 0; i < this.answers.length(); i++) {
-				Object a = this.answers.get(i);
-				if (a != Vote.YES && a != Vote.NO) {
-					failures.add(this.nodes.get(i).address() + ": " + describe(a, expired));
-					if (a == null && expired) {
-						this.onNodeError.accept(this.nodes.get(i),
-								new TimeoutException("no answer within the node timeout"));
-					}
-				}
-			}
+		if (yes + no < this.answers.length) {
+			failures = (expired || this.answers.length > Long.SIZE) ? failures(expired)
+					: new RoundFailures(this.nodes, this.answers, pendingNow());
 		}
-		if (this.decided.complete(new Tally(this.answers.length(), this.quorum, yes, no, failures))) {
+		if (this.decided.complete(new Tally(this.answers.length, this.quorum, yes, no, failures))) {
 			Timeout d = this.deadline;
 			if (d != null) {
 				d.cancel();
@@ -210,7 +234,36 @@ final class Round<N extends Node> implements TimerTask {
 		}
 	}
 
-	private static String describe(Object answer, boolean expired) {
+	/**
+	 * The failure lines now; at the deadline, each node without an answer is reported.
+	 */
+	private List<String> failures(boolean expired) {
+		List<String> failures = new ArrayList<>();
+		for (int i = 0; i < this.answers.length; i++) {
+			Object a = ANSWERS.getVolatile(this.answers, i);
+			if (a != Vote.YES && a != Vote.NO) {
+				failures.add(this.nodes.get(i).address() + ": " + describe(a, expired));
+				if (a == null && expired) {
+					this.onNodeError.accept(this.nodes.get(i),
+							new TimeoutException("no answer within the node timeout"));
+				}
+			}
+		}
+		return failures;
+	}
+
+	/** Bit i set: node i had not answered yet (at most {@link Long#SIZE} nodes). */
+	private long pendingNow() {
+		long pending = 0;
+		for (int i = 0; i < this.answers.length; i++) {
+			if (ANSWERS.getVolatile(this.answers, i) == null) {
+				pending |= 1L << i;
+			}
+		}
+		return pending;
+	}
+
+	static String describe(Object answer, boolean expired) {
 		if (answer == null) {
 			return expired ? "no answer in time" : "no answer yet";
 		}

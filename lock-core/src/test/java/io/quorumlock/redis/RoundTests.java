@@ -83,6 +83,26 @@ class RoundTests {
 	}
 
 	@Test
+	void earlyDecisionTellsItsFailuresAsTheyStoodWhenItWasDecided() {
+		CompletableFuture<Round.Tally> round = round(2);
+		this.nodes.get(0).reply.completeExceptionally(new RedisCommandExecutionException("NOPERM no scripts"));
+		this.nodes.get(1).reply.complete("OK");
+		assertThat(round).isNotDone();
+		this.nodes.get(2).reply.complete("OK");
+		assertThat(round).isCompleted();
+		assertThat(round.join().failures()).containsExactly("a: NOPERM no scripts");
+		CompletableFuture<Round.Tally> second = round(2);
+		this.nodes.get(0).reply.complete("OK");
+		this.nodes.get(1).reply.complete("OK");
+		assertThat(second).as("granted before c answered").isCompleted();
+		Round.Tally granted = second.join();
+		// read after c's late answer: still what stood at the decision
+		this.nodes.get(2).reply.completeExceptionally(new RedisCommandExecutionException("LOADING late"));
+		assertThat(granted.reached()).isTrue();
+		assertThat(granted.failures()).containsExactly("c: no answer yet");
+	}
+
+	@Test
 	void quorumOfAnswersThatCannotSayYesDecidesAsContended() {
 		CompletableFuture<Round.Tally> round = round(2);
 		this.nodes.get(0).reply.complete("OK");

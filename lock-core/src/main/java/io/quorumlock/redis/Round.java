@@ -26,9 +26,10 @@ import io.netty.util.TimerTask;
  * sent on ({@link Node#sameConnection(long)}) and, in a round of voters, from a node the
  * restart guard lets vote when it answers. Lettuce sends the commands in flight at a
  * disconnect again after it reconnects, perhaps to a restarted, empty server: such an
- * answer counts as a failure, never as a vote.
+ * answer counts as a failure, never as a vote. The round is itself the future of its
+ * decision (no other object per round for it).
  */
-final class Round<N extends Node> implements TimerTask {
+final class Round<N extends Node> extends CompletableFuture<Round.Tally> implements TimerTask {
 
 	/** What one node that answered said; a failure is kept as its {@link Throwable}. */
 	enum Vote {
@@ -99,8 +100,6 @@ final class Round<N extends Node> implements TimerTask {
 	 */
 	private volatile int counts;
 
-	private final CompletableFuture<Tally> decided = new CompletableFuture<>();
-
 	private volatile Timeout deadline;
 
 	@SuppressWarnings("unchecked")
@@ -146,13 +145,13 @@ final class Round<N extends Node> implements TimerTask {
 			// One small callback straight on the node's future: no intermediate stages.
 			reply.whenComplete((value, error) -> round.heard(index, epoch, sent, value, error));
 		}
-		if (!round.decided.isDone()) {
+		if (!round.isDone()) {
 			round.deadline = timers.after(timeoutNanos, round);
-			if (round.decided.isDone()) {
+			if (round.isDone()) {
 				round.deadline.cancel();
 			}
 		}
-		return round.decided;
+		return round;
 	}
 
 	/**
@@ -195,7 +194,7 @@ final class Round<N extends Node> implements TimerTask {
 		}
 		int delta = (answer == Vote.YES) ? YES : (answer == Vote.NO) ? NO : FAILED;
 		int counts = (int) COUNTS.getAndAdd(this, delta) + delta;
-		if (this.decided.isDone()) {
+		if (isDone()) {
 			return;
 		}
 		int yes = counts & MASK;
@@ -216,7 +215,7 @@ final class Round<N extends Node> implements TimerTask {
 	}
 
 	private void decide(int counts, boolean expired) {
-		if (this.decided.isDone()) {
+		if (isDone()) {
 			return;
 		}
 		int yes = counts & MASK;
@@ -226,7 +225,7 @@ final class Round<N extends Node> implements TimerTask {
 			failures = (expired || this.answers.length > Long.SIZE) ? failures(expired)
 					: new RoundFailures(this.nodes, this.answers, pendingNow());
 		}
-		if (this.decided.complete(new Tally(this.answers.length, this.quorum, yes, no, failures))) {
+		if (complete(new Tally(this.answers.length, this.quorum, yes, no, failures))) {
 			Timeout d = this.deadline;
 			if (d != null) {
 				d.cancel();

@@ -144,17 +144,51 @@ public final class LockOptions {
 		return Optional.ofNullable(this.holdAtLeast);
 	}
 
+	// the options as they are, for the checks of every request (no Optional each)
+
+	Duration leaseOrNull() {
+		return this.lease;
+	}
+
+	Boolean renewOrNull() {
+		return this.renew;
+	}
+
+	Duration holdAtMostOrNull() {
+		return this.holdAtMost;
+	}
+
+	Duration holdAtLeastOrNull() {
+		return this.holdAtLeast;
+	}
+
 	/**
 	 * Fill every option not set here from {@code fallback}.
 	 * @param fallback the options to fall back to
 	 * @return the merged options
 	 */
 	public LockOptions orElse(LockOptions fallback) {
+		// on every request: no copy when one side already is the merge
+		if (fallback == NONE || covers(this, fallback)) {
+			return this;
+		}
+		if (this == NONE) {
+			return fallback;
+		}
 		return new LockOptions((this.lease != null) ? this.lease : fallback.lease,
 				(this.waitAtMost != null) ? this.waitAtMost : fallback.waitAtMost,
 				(this.renew != null) ? this.renew : fallback.renew,
 				(this.holdAtMost != null) ? this.holdAtMost : fallback.holdAtMost,
 				(this.holdAtLeast != null) ? this.holdAtLeast : fallback.holdAtLeast);
+	}
+
+	/** Whether {@code options} sets everything {@code fallback} sets. */
+	private static boolean covers(LockOptions options, LockOptions fallback) {
+		return (options.lease != null || fallback.lease == null)
+				&& (options.waitAtMost != null || fallback.waitAtMost == null)
+				&& (options.renew != null || fallback.renew == null)
+				&& (options.holdAtMost != null || fallback.holdAtMost == null)
+				&& (options.holdAtLeast != null || fallback.holdAtLeast == null);
 	}
 
 	@Override

@@ -1,13 +1,10 @@
 package io.quorumlock;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * What to lock and how: one key or several (locked in sorted order, all or nothing), an
@@ -40,20 +37,7 @@ public final class LockRequest {
 	}
 
 	private LockRequest(List<String> keys, String name, String label, LockOptions options, LockMode mode, int permits) {
-		Objects.requireNonNull(mode, "'mode' must not be null");
-		if (permits < 1) {
-			throw new IllegalArgumentException("permits must be at least 1, was " + permits + " (lock key "
-					+ keys.get(0) + "): 1 is a plain lock, k > 1 lets at most k holders in at once");
-		}
-		if (permits > 1 && mode == LockMode.SHARED) {
-			throw new IllegalArgumentException("permits = " + permits + " with mode SHARED (lock key " + keys.get(0)
-					+ "): permits bound the holders of an EXCLUSIVE lock; shared holders are unbounded, "
-					+ "so use one or the other");
-		}
-		if (permits > 1 && keys.size() > 1) {
-			throw new IllegalArgumentException("permits = " + permits + " with " + keys.size() + " keys " + keys
-					+ ": permits apply to one key at a time");
-		}
+		LockRequestChecks.checkShape(keys, mode, permits);
 		this.keys = keys;
 		this.name = name;
 		this.label = label;
@@ -69,7 +53,7 @@ public final class LockRequest {
 	 * @throws LockKeyException if the key is null or empty
 	 */
 	public static LockRequest of(String key) {
-		return new LockRequest(List.of(checkKey(key, "")), "", "", LockOptions.none());
+		return new LockRequest(List.of(LockRequestChecks.checkKey(key, "")), "", "", LockOptions.none());
 	}
 
 	/**
@@ -80,30 +64,7 @@ public final class LockRequest {
 	 * repeated key
 	 */
 	public static LockRequest of(Collection<String> keys) {
-		if (keys == null || keys.isEmpty()) {
-			throw new LockKeyException("lock keys must not be " + ((keys == null) ? "null" : "an empty collection"));
-		}
-		List<String> sorted = new ArrayList<>(keys.size());
-		Set<String> seen = new HashSet<>();
-		for (String key : keys) {
-			checkKey(key, " in " + keys);
-			if (!seen.add(key)) {
-				throw new LockKeyException("lock key '" + key + "' appears twice in " + keys);
-			}
-			sorted.add(key);
-		}
-		sorted.sort(null);
-		return new LockRequest(List.copyOf(sorted), "", "", LockOptions.none());
-	}
-
-	private static String checkKey(String key, String where) {
-		if (key == null) {
-			throw new LockKeyException("lock key must not be null" + where);
-		}
-		if (key.isEmpty()) {
-			throw new LockKeyException("lock key must not be empty" + where);
-		}
-		return key;
+		return new LockRequest(LockRequestChecks.sortedKeys(keys), "", "", LockOptions.none());
 	}
 
 	/**
@@ -113,11 +74,7 @@ public final class LockRequest {
 	 * @return a new request
 	 */
 	public LockRequest name(String name) {
-		Objects.requireNonNull(name, "'name' must not be null");
-		if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
-			throw new IllegalArgumentException("lock name '" + name
-					+ "' must not contain '{' or '}': they would move the Redis Cluster hash slot");
-		}
+		LockRequestChecks.checkName(name);
 		return new LockRequest(this.keys, name, this.label, this.options, this.mode, this.permits);
 	}
 

@@ -88,20 +88,21 @@ public final class LockRules {
 	 * @return what is wrong, or empty
 	 */
 	public static Optional<String> problem(LockOptions options, Duration nodeTimeout) {
-		// on every request: plain ifs, no lambdas
-		Optional<Duration> leaseOption = options.lease();
-		if (leaseOption.isEmpty()) {
+		// on every request: plain ifs, no lambdas, no Optional of an option
+		Duration lease = options.leaseOrNull();
+		if (lease == null) {
 			return Optional.of("the lease is not resolved");
 		}
-		Duration lease = leaseOption.get();
 		Optional<String> problem = leaseProblem(lease, nodeTimeout);
-		Optional<Duration> holdAtMost = options.holdAtMost();
-		if (problem.isEmpty() && holdAtMost.isPresent()) {
-			problem = holdAtMostProblem(holdAtMost.get(), lease);
+		Duration holdAtMost = options.holdAtMostOrNull();
+		if (problem.isEmpty() && holdAtMost != null) {
+			problem = holdAtMostProblem(holdAtMost, lease);
 		}
 		if (problem.isEmpty()) {
-			problem = holdAtLeastProblem(options.holdAtLeast().orElse(Duration.ZERO), lease,
-					options.renew().orElse(true));
+			Duration holdAtLeast = options.holdAtLeastOrNull();
+			Boolean renew = options.renewOrNull();
+			problem = holdAtLeastProblem((holdAtLeast != null) ? holdAtLeast : Duration.ZERO, lease,
+					renew == null || renew);
 		}
 		return problem;
 	}

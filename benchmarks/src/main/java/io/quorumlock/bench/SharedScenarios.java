@@ -143,8 +143,8 @@ final class SharedScenarios {
 		if (nodes != 1 || peer == null) {
 			return "—";
 		}
-		double ratio = report.paired(scenario, 1, c, peer, metric, (x, y) -> x / y);
-		return Double.isNaN(ratio) ? "—" : String.format(Locale.ROOT, "%.2f×", ratio);
+		Double ratio = new Figures(report.results()).paired(scenario, 1, c, peer, metric, (x, y) -> x / y);
+		return (ratio == null || ratio.isNaN()) ? "—" : String.format(Locale.ROOT, "%.2f×", ratio);
 	}
 
 	private static String us(double micros) {

@@ -68,20 +68,28 @@ final class Acquirer {
 			CompletableFuture<RedisLease> result) {
 		long now = this.timers.nanoTime();
 		RedisLease lease = new RedisLease(this.leases, request, token, now, validUntil);
-		for (String key : request.redisKeys()) {
-			LocalGates.Gate gate = this.gates.gate(key);
+		List<String> keys = request.redisKeys();
+		for (int i = 0; i < keys.size(); i++) { // no iterator: on every grant
+			LocalGates.Gate gate = this.gates.gate(keys.get(i));
 			if (gate != null) {
 				gate.lease = lease;
 			}
 		}
 		this.gates.granted(lease);
 		this.watchdog.watch(lease);
-		this.listener.onAcquired(request.request(), lease, Duration.ofNanos(this.timers.nanoTime() - startedAt), () -> {
-			if (!result.complete(lease)) {
-				// The caller gave up while the last round was in flight.
-				this.releaser.releaseAsync(lease);
-			}
-		});
+		if (this.listener.isEmpty()) {
+			deliver(lease, result); // no event to build
+			return;
+		}
+		this.listener.onAcquired(request.request(), lease, Duration.ofNanos(this.timers.nanoTime() - startedAt),
+				() -> deliver(lease, result));
+	}
+
+	private void deliver(RedisLease lease, CompletableFuture<RedisLease> result) {
+		if (!result.complete(lease)) {
+			// The caller gave up while the last round was in flight.
+			this.releaser.releaseAsync(lease);
+		}
 	}
 
 	/** Delete {@code token} from {@code keys} on every node; done when all answered. */

@@ -1,12 +1,11 @@
 package io.quorumlock.redis;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.function.BiConsumer;
 
 import io.quorumlock.LockException;
-import io.quorumlock.LockNotAcquiredException;
 
 /**
  * One acquisition, as an asynchronous state machine: for each key in sorted order, take
@@ -15,26 +14,7 @@ import io.quorumlock.LockNotAcquiredException;
  * acquisition), on the caller's thread, a Lettuce I/O thread or the engine's scheduler;
  * none blocks.
  */
-final class Acquisition {
-
-	private final Acquirer parts;
-
-	private final ResolvedRequest request;
-
-	private final List<String> keys;
-
-	private final String token;
-
-	private final long startedAt;
-
-	private final long deadline;
-
-	private final long leaseNanos;
-
-	private final long leaseMillis;
-
-	/** What the caller holds; cancelling it stops the wait in progress. */
-	final AcquisitionResult result = new AcquisitionResult();
+final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tally, Throwable> {
 
 	/** Gates owned: keys [0, gates). */
 	private int gates;
@@ -46,26 +26,23 @@ final class Acquisition {
 
 	private boolean subscribed;
 
-	private int rounds;
+	/**
+	 * The attempt in flight (one at a time): its key, start and release signal, for its
+	 * reply ({@link #accept}); set before its round is sent, read when it is decided.
+	 */
+	private String attemptKey;
+
+	private long attemptStart;
+
+	private CompletableFuture<Void> wake;
 
 	Acquisition(Acquirer parts, ResolvedRequest request, String token, long startedAt) {
-		this.parts = parts;
-		this.request = request;
-		this.keys = request.redisKeys();
-		this.token = token;
-		this.startedAt = startedAt;
-		this.deadline = startedAt + request.waitAtMost().toNanos();
-		this.leaseNanos = request.lease().toNanos();
-		this.leaseMillis = request.lease().toMillis();
+		super(parts, request, token, startedAt);
 	}
 
 	CompletableFuture<RedisLease> start() {
 		enterGate();
 		return this.result;
-	}
-
-	private boolean waits() {
-		return !this.request.waitAtMost().isZero();
 	}
 
 	private void enterGate() {
@@ -113,11 +90,17 @@ final class Acquisition {
 			return;
 		}
 		String key = this.keys.get(this.granted);
-		CompletableFuture<Void> wake = this.subscribed ? this.parts.signals.expect(LockKeys.channel(key)) : null;
-		long attemptStart = this.parts.timers.nanoTime();
+		this.attemptKey = key;
+		this.wake = this.subscribed ? this.parts.signals.expect(LockKeys.channel(key)) : null;
+		this.attemptStart = this.parts.timers.nanoTime();
 		this.rounds++;
-		this.parts.voters.acquire(key, this.token, this.leaseMillis)
-			.whenComplete((tally, error) -> onTally(key, attemptStart, tally, wake));
+		this.parts.voters.acquire(key, this.token, this.leaseMillis).whenComplete(this);
+	}
+
+	/** The attempt's round is decided (no callback object per attempt). */
+	@Override
+	public void accept(Round.Tally tally, Throwable error) {
+		onTally(this.attemptKey, this.attemptStart, tally, this.wake);
 	}
 
 	private void onTally(String key, long attemptStart, Round.Tally tally, CompletableFuture<Void> wake) {
@@ -287,15 +270,6 @@ final class Acquisition {
 						() -> this.result.completeExceptionally(failure));
 			}
 		});
-	}
-
-	private LockException queuedOut() {
-		return NotAcquired.queuedOut(this.request, this.parts.voters, this.parts.timers.nanoTime() - this.startedAt,
-				this.rounds);
-	}
-
-	private LockNotAcquiredException notAcquired(String why) {
-		return NotAcquired.because(this.request, why, this.parts.timers.nanoTime() - this.startedAt, this.rounds);
 	}
 
 }

@@ -85,13 +85,15 @@ final class CallerThreads {
 	}
 
 	/**
-	 * Refuse a blocking call on an engine thread, naming the thread and what to call
-	 * instead.
+	 * Refuse a blocking call on an engine thread, naming the call, its lock, the thread
+	 * and what to call instead; the message is built only when refusing (this check runs
+	 * on every blocking acquire).
 	 */
-	void checkMayBlock(String call, String instead) {
+	void checkMayBlock(String call, ResolvedRequest request, String instead) {
 		Thread current = Thread.currentThread();
 		if (isEngineThread(current)) {
-			throw new IllegalStateException(call + " is a blocking call and was made on thread '" + current.getName()
+			throw new IllegalStateException(call + " of " + request.describe()
+					+ " is a blocking call and was made on thread '" + current.getName()
 					+ "', a Redis I/O or quorumlock thread: the reply it would wait for must be read by that same "
 					+ "thread, so it could never arrive; use " + instead
 					+ " instead, or continue on another executor (for example thenApplyAsync)");

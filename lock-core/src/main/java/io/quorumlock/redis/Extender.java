@@ -61,8 +61,8 @@ final class Extender {
 	 */
 	boolean extendForCaller(RedisLease lease, Duration length, Duration holdAtLeast) {
 		check(lease, length, holdAtLeast);
-		this.threads.checkMayBlock("extend() of " + lease.request().describe(), "extendAsync()");
-		return Futures.await(extend(lease, length, holdAtLeast), null);
+		this.threads.checkMayBlock("extend()", lease.request(), "extendAsync()");
+		return Futures.await(extend(lease, length, holdAtLeast));
 	}
 
 	/** Extend for a caller that must not block, keeping the minimum hold. */

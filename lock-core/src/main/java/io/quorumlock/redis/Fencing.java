@@ -66,9 +66,9 @@ final class Fencing {
 		// checked before the computation starts: once started, its reply may race this
 		// thread and make a blocking call on an I/O thread pass only by luck
 		if (lease.knownFencingToken().isEmpty()) {
-			this.threads.checkMayBlock("fencingToken() of " + lease.request().describe(), "fencingTokenAsync()");
+			this.threads.checkMayBlock("fencingToken()", lease.request(), "fencingTokenAsync()");
 		}
-		return Futures.await(lease.fencing(() -> token(lease)), null);
+		return Futures.await(lease.fencing(() -> token(lease)));
 	}
 
 	CompletableFuture<Long> token(RedisLease lease) {

@@ -4,7 +4,6 @@ import java.lang.reflect.UndeclaredThrowableException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.function.Supplier;
 
 import io.lettuce.core.RedisCommandExecutionException;
 import io.quorumlock.LeaseLostException;
@@ -23,12 +22,10 @@ final class Futures {
 	}
 
 	/**
-	 * Wait for {@code future} and return its value, or throw its failure for the caller.
-	 * @param onInterrupt null to wait on through interrupts (the flag is restored after);
-	 * else called when the thread is interrupted, with the flag restored, for the
-	 * exception to throw
+	 * Wait for {@code future} through interrupts (the flag is restored after) and return
+	 * its value, or throw its failure for the caller.
 	 */
-	static <T> T await(Future<T> future, Supplier<RuntimeException> onInterrupt) {
+	static <T> T await(Future<T> future) {
 		boolean interrupted = false;
 		try {
 			while (true) {
@@ -36,10 +33,6 @@ final class Futures {
 					return future.get();
 				}
 				catch (InterruptedException ex) {
-					if (onInterrupt != null) {
-						Thread.currentThread().interrupt();
-						throw onInterrupt.get();
-					}
 					interrupted = true;
 				}
 				catch (ExecutionException ex) {
@@ -51,6 +44,20 @@ final class Futures {
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
+		}
+	}
+
+	/**
+	 * Wait for {@code future} and return its value, or throw its failure for the caller.
+	 * @throws InterruptedException if the thread is interrupted while waiting (the flag
+	 * is then clear)
+	 */
+	static <T> T awaitInterruptibly(Future<T> future) throws InterruptedException {
+		try {
+			return future.get();
+		}
+		catch (ExecutionException ex) {
+			throw forCaller(unwrap(ex.getCause()));
 		}
 	}
 

@@ -48,6 +48,14 @@ final class Listeners implements LockListener, AutoCloseable {
 				});
 	}
 
+	/**
+	 * Whether no listener is registered: a caller may then skip building an event and go
+	 * straight to what follows it (what {@code then} would run).
+	 */
+	boolean isEmpty() {
+		return this.executor == null;
+	}
+
 	private void each(String event, Consumer<LockListener> call) {
 		for (LockListener listener : this.listeners) {
 			try {

@@ -1,6 +1,7 @@
 package io.quorumlock.redis;
 
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -45,7 +46,10 @@ class LocalGates {
 
 	/** A lease granted through these gates was released: leave its keys' gates. */
 	void released(RedisLease lease) {
-		lease.request().redisKeys().forEach(this::leave);
+		List<String> keys = lease.request().redisKeys();
+		for (int i = 0; i < keys.size(); i++) {
+			leave(keys.get(i));
+		}
 	}
 
 	/**

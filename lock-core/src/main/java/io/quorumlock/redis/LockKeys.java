@@ -13,12 +13,8 @@ final class LockKeys {
 	}
 
 	static String lockKey(String prefix, String name, String key) {
-		StringBuilder sb = new StringBuilder(prefix.length() + name.length() + key.length() + 3);
-		sb.append(prefix);
-		if (!name.isEmpty()) {
-			sb.append(name).append(':');
-		}
-		return sb.append('{').append(key).append('}').toString();
+		// one concatenation: the string alone, no builder (once per request)
+		return name.isEmpty() ? prefix + '{' + key + '}' : prefix + name + ':' + '{' + key + '}';
 	}
 
 	/**

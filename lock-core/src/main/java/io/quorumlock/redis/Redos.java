@@ -3,6 +3,7 @@ package io.quorumlock.redis;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -25,12 +26,57 @@ final class Redos {
 
 	/**
 	 * A command to send again until {@code until} (nanoTime); {@code sentIn} is the
-	 * connection epoch its last copy was sent in.
+	 * connection epoch its last copy was sent in. The callback of that copy's reply (one
+	 * object per copy sent, no callback object besides).
 	 */
-	record Redo(Script script, String key, String[] args, long until, long sentIn) {
+	final class Redo implements BiConsumer<Long, Throwable> {
+
+		private final Script script;
+
+		private final String key;
+
+		private final String[] args;
+
+		private final long until;
+
+		private final long sentIn;
+
+		Redo(Script script, String key, String[] args, long until, long sentIn) {
+			this.script = script;
+			this.key = key;
+			this.args = args;
+			this.until = until;
+			this.sentIn = sentIn;
+		}
+
+		Script script() {
+			return this.script;
+		}
+
+		String key() {
+			return this.key;
+		}
+
+		String[] args() {
+			return this.args;
+		}
+
+		long until() {
+			return this.until;
+		}
+
+		long sentIn() {
+			return this.sentIn;
+		}
 
 		Redo sentIn(long epoch) {
 			return (epoch == this.sentIn) ? this : new Redo(this.script, this.key, this.args, this.until, epoch);
+		}
+
+		/** The reply to this copy. */
+		@Override
+		public void accept(Long value, Throwable error) {
+			replied(this, error);
 		}
 
 	}
@@ -76,28 +122,31 @@ final class Redos {
 	 * as {@code aliveNanos} from now (the lease the command undoes).
 	 */
 	CompletableFuture<Long> send(Script script, long aliveNanos, String key, String... args) {
-		return send(new Redo(script, key, args, this.nanoClock.getAsLong() + aliveNanos, 0));
+		// made in the current epoch: no second copy to tag it
+		return send(new Redo(script, key, args, this.nanoClock.getAsLong() + aliveNanos, this.epoch.getAsLong()));
 	}
 
 	private CompletableFuture<Long> send(Redo redo) {
 		// before sending: the copy waits on this connection for as long as it lasts
 		Redo command = redo.sentIn(this.epoch.getAsLong());
 		CompletableFuture<Long> reply = this.send.apply(command);
-		reply.whenComplete((value, error) -> {
-			if (Futures.withoutReply(error) && !this.closed.getAsBoolean()) {
-				// only a timeout leaves the command on the connection; any other failure
-				// without a reply (refused while disconnected, lost with the connection)
-				// means it may never have reached Redis
-				Redo pending = (Futures.unwrap(error) instanceof RedisCommandTimeoutException) ? command
-						: command.sentIn(NOT_ON_A_CONNECTION);
-				this.queue.add(pending);
-				if (this.connected.getAsBoolean() && !waitsOnTheConnection(pending)) {
-					// reconnected already: no reconnect will come to send it
-					this.executor.execute(this::redoPending);
-				}
-			}
-		});
+		reply.whenComplete(command);
 		return reply;
+	}
+
+	private void replied(Redo command, Throwable error) {
+		if (Futures.withoutReply(error) && !this.closed.getAsBoolean()) {
+			// only a timeout leaves the command on the connection; any other failure
+			// without a reply (refused while disconnected, lost with the connection)
+			// means it may never have reached Redis
+			Redo pending = (Futures.unwrap(error) instanceof RedisCommandTimeoutException) ? command
+					: command.sentIn(NOT_ON_A_CONNECTION);
+			this.queue.add(pending);
+			if (this.connected.getAsBoolean() && !waitsOnTheConnection(pending)) {
+				// reconnected already: no reconnect will come to send it
+				this.executor.execute(this::redoPending);
+			}
+		}
 	}
 
 	/**

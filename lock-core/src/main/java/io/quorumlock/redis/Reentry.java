@@ -1,5 +1,7 @@
 package io.quorumlock.redis;
 
+import java.util.List;
+
 import io.quorumlock.CurrentLease;
 import io.quorumlock.Lease;
 import io.quorumlock.LeaseLostException;
@@ -34,8 +36,9 @@ final class Reentry {
 		Thread me = Thread.currentThread();
 		RedisLease held = null;
 		int count = 0;
-		for (String key : resolved.redisKeys()) {
-			LocalGates.Gate gate = this.gates.gate(key);
+		List<String> keys = resolved.redisKeys();
+		for (int i = 0; i < keys.size(); i++) { // no iterator: on every acquire
+			LocalGates.Gate gate = this.gates.gate(keys.get(i));
 			RedisLease lease = (gate != null) ? gate.lease : null;
 			if (lease != null && !lease.isReleased() && (lease.owner() == me || isBound(lease))) {
 				if (held != null && held != lease) {

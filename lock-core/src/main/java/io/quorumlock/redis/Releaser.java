@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 import io.quorumlock.LeaseLostException;
 
@@ -99,22 +100,49 @@ final class Releaser {
 			}
 			done = CompletableFuture.allOf(rounds);
 		}
-		LeaseLostException loss = lost;
-		CompletableFuture<Void> released = new CompletableFuture<>();
-		done.whenComplete((ok, error) -> {
-			this.gates.of(lease.request()).released(lease);
-			// the listeners hear of the release before the releasing caller returns
-			this.listener.onReleased(lease.request().request(), lease,
-					Duration.ofNanos(this.timers.nanoTime() - lease.acquiredAt()), () -> {
-						if (loss != null && this.onLeaseLost == OnLeaseLost.THROW) {
-							released.completeExceptionally(loss);
-						}
-						else {
-							released.complete(null);
-						}
-					});
-		});
+		Release released = new Release(lease, lost);
+		done.whenComplete(released);
 		return released;
+	}
+
+	/**
+	 * A release in progress, completed once its rounds are done, the local gates passed
+	 * on and the listeners told; one object for the future and its callback.
+	 */
+	private final class Release extends CompletableFuture<Void> implements BiConsumer<Object, Throwable> {
+
+		private final RedisLease lease;
+
+		private final LeaseLostException loss;
+
+		Release(RedisLease lease, LeaseLostException loss) {
+			this.lease = lease;
+			this.loss = loss;
+		}
+
+		/** The rounds are done. */
+		@Override
+		public void accept(Object ok, Throwable error) {
+			RedisLease lease = this.lease;
+			Releaser.this.gates.of(lease.request()).released(lease);
+			if (Releaser.this.listener.isEmpty()) {
+				settle(); // no event to build
+				return;
+			}
+			// the listeners hear of the release before the releasing caller returns
+			Releaser.this.listener.onReleased(lease.request().request(), lease,
+					Duration.ofNanos(Releaser.this.timers.nanoTime() - lease.acquiredAt()), this::settle);
+		}
+
+		private void settle() {
+			if (this.loss != null && Releaser.this.onLeaseLost == OnLeaseLost.THROW) {
+				completeExceptionally(this.loss);
+			}
+			else {
+				complete(null);
+			}
+		}
+
 	}
 
 	/**

@@ -27,8 +27,8 @@ import io.lettuce.core.RedisCommandExecutionException;
  * from before its round began, so the time a renewal waits in the queue comes off its
  * validity. A batch is sent after the round captured the node's epoch, which can only
  * turn a good answer into a failure (a reconnect in between), never the reverse. The
- * round arms its node-timeout deadline once its part was sent ({@link Round.Queued}): on
- * a starved machine the wait for the flush thread would otherwise spend the node timeout
+ * round arms its node-timeout deadline once its part was sent ({@link QueuedReply}): on a
+ * starved machine the wait for the flush thread would otherwise spend the node timeout
  * before the call even left, and the retries that follow would add to the load (measured:
  * a quarter of the answers late at 10,000 leases on 3 masters). Each element of the
  * answer is what {@link Script#EXTEND} would have said for that key, so a failed or slow
@@ -62,7 +62,7 @@ final class RenewalBatch {
 	 * One key's renewal: completes with its answer; {@link #sent()} completes once its
 	 * chunk was handed to the node's connection, when its round arms its deadline.
 	 */
-	static final class Pending extends CompletableFuture<Long> implements Round.Queued {
+	static final class Pending extends CompletableFuture<Long> implements QueuedReply {
 
 		private final String key;
 

@@ -47,16 +47,19 @@ final class RequestResolver {
 		LockOptions options = request.options()
 			.orElse(this.instances.getOrDefault(request.name(), LockOptions.none()))
 			.orElse(this.defaults);
-		String[] redisKeys = new String[request.keys().size()];
-		for (int i = 0; i < redisKeys.length; i++) {
-			String key = request.keys().get(i);
-			if (key.length() > this.maxKeyLength) {
-				throw new LockKeyException(tooLong(request, key));
-			}
-			redisKeys[i] = this.cluster ? LockKeys.clusterLockKey(this.keyPrefix, request.name(), key)
-					: LockKeys.lockKey(this.keyPrefix, request.name(), key);
+		List<String> keys = request.keys();
+		List<String> redisKeys;
+		if (keys.size() == 1) {
+			redisKeys = List.of(redisKey(request, keys.get(0))); // no array for one key
 		}
-		ResolvedRequest resolved = new ResolvedRequest(request, List.of(redisKeys), options.lease().orElseThrow(),
+		else {
+			String[] each = new String[keys.size()];
+			for (int i = 0; i < each.length; i++) {
+				each[i] = redisKey(request, keys.get(i));
+			}
+			redisKeys = List.of(each);
+		}
+		ResolvedRequest resolved = new ResolvedRequest(request, redisKeys, options.lease().orElseThrow(),
 				options.waitAtMost().orElseThrow(), options.renew().orElseThrow(), options.holdAtMost(),
 				options.holdAtLeast().orElse(Duration.ZERO));
 		Optional<String> problem = LockRules.problem(options, this.nodeTimeout);
@@ -68,6 +71,14 @@ final class RequestResolver {
 	}
 
 	/** The request's description for a message, even if it does not resolve. */
+	private String redisKey(LockRequest request, String key) {
+		if (key.length() > this.maxKeyLength) {
+			throw new LockKeyException(tooLong(request, key));
+		}
+		return this.cluster ? LockKeys.clusterLockKey(this.keyPrefix, request.name(), key)
+				: LockKeys.lockKey(this.keyPrefix, request.name(), key);
+	}
+
 	String describeQuietly(LockRequest request) {
 		try {
 			return resolve(request).describe();

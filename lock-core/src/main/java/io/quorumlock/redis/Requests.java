@@ -65,13 +65,20 @@ final class Requests {
 		if (held != null) {
 			return this.reentry.reenter(held);
 		}
-		this.threads.checkMayBlock("acquire of " + resolved.describe(), "acquireAsync");
+		this.threads.checkMayBlock("acquire", resolved, "acquireAsync");
 		CompletableFuture<RedisLease> future = this.acquirer.start(resolved);
-		return Futures.await(future, interruptible ? () -> {
+		if (!interruptible) {
+			return Futures.await(future);
+		}
+		try {
+			return Futures.awaitInterruptibly(future);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 			Handoff.abandon(this.releaser, future); // a grant racing the interrupt
-			return new LockNotAcquiredException(
+			throw new LockNotAcquiredException(
 					resolved.describe() + ": not acquired, the waiting thread was interrupted");
-		} : null);
+		}
 	}
 
 	/**

@@ -1,12 +1,12 @@
 package io.quorumlock.redis;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -16,19 +16,19 @@ import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
 
 /**
- * One command fanned out to every node in parallel, with one deadline, counted against
- * the quorum. The round is decided as soon as a quorum said yes, as soon as a quorum
- * answered and a yes quorum is out of reach, when every node answered, or at the
- * deadline, whichever comes first; the nodes that had not answered by then count as
- * failed. Lettuce completes node futures on its I/O threads, so nothing here blocks.
+ * One command fanned out to every node in parallel, with one deadline (armed once every
+ * command was sent, {@link QueuedReply}), counted against the quorum. Decided as soon as
+ * a quorum said yes, a quorum answered and a yes quorum is out of reach, every node
+ * answered, or the deadline passed; nodes that had not answered by then count as failed.
  * <p>
  * An answer is a vote, yes or no, only if it came back on the connection the command was
  * sent on ({@link Node#sameConnection(long)}) and, in a round of voters, from a node the
  * restart guard lets vote when it answers. Lettuce sends the commands in flight at a
  * disconnect again after it reconnects, perhaps to a restarted, empty server: such an
- * answer counts as a failure, never as a vote.
+ * answer counts as a failure, never as a vote. The round is itself the future of its
+ * decision. Lettuce completes node futures on its I/O threads, so nothing here blocks.
  */
-final class Round<N extends Node> implements TimerTask {
+final class Round<N extends Node> extends CompletableFuture<Round.Tally> implements TimerTask {
 
 	/** What one node that answered said; a failure is kept as its {@link Throwable}. */
 	enum Vote {
@@ -37,21 +37,6 @@ final class Round<N extends Node> implements TimerTask {
 		YES,
 		/** The node answered but refused (the key is held by another token). */
 		NO
-
-	}
-
-	/**
-	 * A node's reply to a command that is queued to be sent later with others
-	 * ({@link RenewalBatch}): the round's deadline is armed only once every such command
-	 * was handed to its connection, so that the wait in the queue does not spend the node
-	 * timeout. The deadline bounds the wait for answers, not the lease: validity is
-	 * measured by the caller from before the round began, so a later deadline can only
-	 * leave it less.
-	 */
-	interface Queued {
-
-		/** Completes once the command was handed to the node's connection. */
-		CompletionStage<?> sent();
 
 	}
 
@@ -69,37 +54,58 @@ final class Round<N extends Node> implements TimerTask {
 	/** Most nodes a round can count with {@link #BITS}-bit counts. */
 	static final int MAX_NODES = MASK;
 
+	/** Atomic access to {@link #answers}' elements (no wrapper object per round). */
+	static final VarHandle ANSWERS = MethodHandles.arrayElementVarHandle(Object[].class);
+
+	/** Atomic access to {@link #counts} (no wrapper object per round). */
+	private static final VarHandle COUNTS;
+
+	static {
+		try {
+			COUNTS = MethodHandles.lookup().findVarHandle(Round.class, "counts", int.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
 	private final List<? extends N> nodes;
 
 	private final int quorum;
 
-	/**
-	 * Told of every node that failed or timed out; a node held back by the guard is no
-	 * error.
-	 */
+	/** Whether an answer means the command took effect (see {@link #run}). */
+	private final Predicate<Object> took;
+
+	/** Whether a node may vote when it answers; null when every answer counts. */
+	private final Predicate<? super N> votesNow;
+
+	/** Told of each node that failed or timed out; one held back by the guard is not. */
 	private final BiConsumer<? super N, Throwable> onNodeError;
 
 	/**
-	 * Per-node answer: null until answered, then a {@link Vote} or the {@link Throwable}.
-	 * Written once per node, before the node is counted in {@link #counts}.
+	 * Per-node answer: null until answered, then a {@link Vote} or the {@link Throwable};
+	 * set once per node through {@link #ANSWERS}, before it is counted in
+	 * {@link #counts}.
 	 */
-	private final AtomicReferenceArray<Object> answers;
+	private final Object[] answers;
 
 	/**
-	 * The yes, no and failed counts packed in one int, so that each answer updates all
-	 * three in one atomic step and every decision sees a consistent set.
+	 * The yes, no and failed counts packed in one int: each answer updates all three in
+	 * one atomic step ({@link #COUNTS}), and every decision sees a consistent set.
 	 */
-	private final AtomicInteger counts = new AtomicInteger();
-
-	private final CompletableFuture<Tally> decided = new CompletableFuture<>();
+	private volatile int counts;
 
 	private volatile Timeout deadline;
 
-	private Round(List<? extends N> nodes, int quorum, BiConsumer<? super N, Throwable> onNodeError) {
+	@SuppressWarnings("unchecked")
+	private Round(List<? extends N> nodes, int quorum, Predicate<?> took, Predicate<? super N> votesNow,
+			BiConsumer<? super N, Throwable> onNodeError) {
 		this.nodes = nodes;
 		this.quorum = quorum;
+		this.took = (Predicate<Object>) took; // the command's own answer type
+		this.votesNow = votesNow;
 		this.onNodeError = onNodeError;
-		this.answers = new AtomicReferenceArray<>(nodes.size());
+		this.answers = new Object[nodes.size()];
 	}
 
 	/**
@@ -117,7 +123,7 @@ final class Round<N extends Node> implements TimerTask {
 		if (nodes.size() > MAX_NODES) {
 			throw new IllegalArgumentException("a round counts at most " + MAX_NODES + " nodes, got " + nodes.size());
 		}
-		Round<N> round = new Round<>(nodes, quorum, onNodeError);
+		Round<N> round = new Round<>(nodes, quorum, took, votesNow, onNodeError);
 		List<CompletableFuture<?>> queued = null;
 		for (int i = 0; i < nodes.size(); i++) {
 			int index = i;
@@ -132,73 +138,70 @@ final class Round<N extends Node> implements TimerTask {
 			catch (RuntimeException ex) {
 				reply = CompletableFuture.failedFuture(ex);
 			}
-			if (reply instanceof Queued q) {
-				queued = (queued != null) ? queued : new ArrayList<>(nodes.size());
-				queued.add(q.sent().toCompletableFuture());
-			}
-			// One callback straight on the node's future: no intermediate stages.
-			reply.whenComplete((value, error) -> {
-				Object answer;
-				if (error == null && !node.sameConnection(epoch)) {
-					// rare (a reconnect under a command): a new exception each time
-					answer = new RedisConnectionException(
-							"reconnected while the command was in flight, its answer is not a vote");
-				}
-				else if (error == null && votesNow != null && !votesNow.test(node)) {
-					answer = new NodeHeldBackException(
-							"no longer voting when it answered (restart guard, same server)");
-				}
-				else if (error == null) {
-					try {
-						answer = took.test(value) ? Vote.YES : Vote.NO;
-					}
-					catch (RuntimeException ex) {
-						answer = ex;
-					}
-				}
-				else {
-					answer = Futures.unwrap(error);
-				}
-				if (answer instanceof Vote) {
-					node.recordLatency(System.nanoTime() - sent);
-				}
-				else if (!(answer instanceof NodeHeldBackException)) {
-					round.onNodeError.accept(node, (Throwable) answer);
-				}
-				round.answer(index, answer);
-			});
+			// One small callback straight on the node's future: no intermediate stages.
+			reply.whenComplete((value, error) -> round.heard(index, epoch, sent, value, error));
+			queued = QueuedReply.collect(queued, reply, nodes.size());
 		}
-		if (queued == null) {
-			round.arm(timers, timeoutNanos);
-		}
-		else {
-			CompletableFuture.allOf(queued.toArray(new CompletableFuture<?>[0]))
-				.whenComplete((sent, error) -> round.arm(timers, timeoutNanos));
-		}
-		return round.decided;
+		QueuedReply.whenSent(queued, () -> round.arm(timers, timeoutNanos));
+		return round;
 	}
 
 	/** Arm the deadline, unless the round is already decided. */
 	private void arm(Timers timers, long timeoutNanos) {
-		if (!this.decided.isDone()) {
+		if (!isDone()) {
 			this.deadline = timers.after(timeoutNanos, this);
-			if (this.decided.isDone()) {
+			if (isDone()) {
 				this.deadline.cancel();
 			}
 		}
 	}
 
+	/**
+	 * Node {@code index}'s reply to the command sent at {@code sent} in {@code epoch}.
+	 */
+	private void heard(int index, long epoch, long sent, Object value, Throwable error) {
+		N node = this.nodes.get(index);
+		Object answer;
+		if (error == null && !node.sameConnection(epoch)) {
+			// rare (a reconnect under a command): a new exception each time
+			answer = new RedisConnectionException(
+					"reconnected while the command was in flight, its answer is not a vote");
+		}
+		else if (error == null && this.votesNow != null && !this.votesNow.test(node)) {
+			answer = new NodeHeldBackException("no longer voting when it answered (restart guard, same server)");
+		}
+		else if (error == null) {
+			try {
+				answer = this.took.test(value) ? Vote.YES : Vote.NO;
+			}
+			catch (RuntimeException ex) {
+				answer = ex;
+			}
+		}
+		else {
+			answer = Futures.unwrap(error);
+		}
+		if (answer instanceof Vote) {
+			node.recordLatency(System.nanoTime() - sent);
+		}
+		else if (!(answer instanceof NodeHeldBackException)) {
+			this.onNodeError.accept(node, (Throwable) answer);
+		}
+		answer(index, answer);
+	}
+
 	private void answer(int index, Object answer) {
-		if (!this.answers.compareAndSet(index, null, answer)) {
+		if (!ANSWERS.compareAndSet(this.answers, index, null, answer)) {
 			return;
 		}
-		int counts = this.counts.addAndGet((answer == Vote.YES) ? YES : (answer == Vote.NO) ? NO : FAILED);
-		if (this.decided.isDone()) {
+		int delta = (answer == Vote.YES) ? YES : (answer == Vote.NO) ? NO : FAILED;
+		int counts = (int) COUNTS.getAndAdd(this, delta) + delta;
+		if (isDone()) {
 			return;
 		}
 		int yes = counts & MASK;
 		int no = (counts >>> BITS) & MASK;
-		int pending = this.answers.length() - yes - no - (counts >>> (2 * BITS));
+		int pending = this.answers.length - yes - no - (counts >>> (2 * BITS));
 		// Decide early only when granted, or when a quorum answered and can no longer say
 		// yes (contended). A round short of answers waits for the rest, at most until the
 		// deadline, so that its figures are exact.
@@ -210,30 +213,21 @@ final class Round<N extends Node> implements TimerTask {
 	/** The deadline: decide with what has been heard. */
 	@Override
 	public void run(Timeout timeout) {
-		decide(this.counts.get(), true);
+		decide(this.counts, true);
 	}
 
 	private void decide(int counts, boolean expired) {
-		if (this.decided.isDone()) {
+		if (isDone()) {
 			return;
 		}
 		int yes = counts & MASK;
 		int no = (counts >>> BITS) & MASK;
 		List<String> failures = List.of();
-		if (yes + no < this.answers.length()) {
-			failures = new ArrayList<>();
-			for (int i = 0; i < this.answers.length(); i++) {
-				Object a = this.answers.get(i);
-				if (a != Vote.YES && a != Vote.NO) {
-					failures.add(this.nodes.get(i).address() + ": " + describe(a, expired));
-					if (a == null && expired) {
-						this.onNodeError.accept(this.nodes.get(i),
-								new TimeoutException("no answer within the node timeout"));
-					}
-				}
-			}
+		if (yes + no < this.answers.length) {
+			failures = (expired || this.answers.length > Long.SIZE) ? failures(expired)
+					: new RoundFailures(this.nodes, this.answers, pendingNow());
 		}
-		if (this.decided.complete(new Tally(this.answers.length(), this.quorum, yes, no, failures))) {
+		if (complete(new Tally(this.answers.length, this.quorum, yes, no, failures))) {
 			Timeout d = this.deadline;
 			if (d != null) {
 				d.cancel();
@@ -241,7 +235,36 @@ final class Round<N extends Node> implements TimerTask {
 		}
 	}
 
-	private static String describe(Object answer, boolean expired) {
+	/**
+	 * The failure lines now; at the deadline, each node without an answer is reported.
+	 */
+	private List<String> failures(boolean expired) {
+		List<String> failures = new ArrayList<>();
+		for (int i = 0; i < this.answers.length; i++) {
+			Object a = ANSWERS.getVolatile(this.answers, i);
+			if (a != Vote.YES && a != Vote.NO) {
+				failures.add(this.nodes.get(i).address() + ": " + describe(a, expired));
+				if (a == null && expired) {
+					this.onNodeError.accept(this.nodes.get(i),
+							new TimeoutException("no answer within the node timeout"));
+				}
+			}
+		}
+		return failures;
+	}
+
+	/** Bit i set: node i had not answered yet (at most {@link Long#SIZE} nodes). */
+	private long pendingNow() {
+		long pending = 0;
+		for (int i = 0; i < this.answers.length; i++) {
+			if (ANSWERS.getVolatile(this.answers, i) == null) {
+				pending |= 1L << i;
+			}
+		}
+		return pending;
+	}
+
+	static String describe(Object answer, boolean expired) {
 		if (answer == null) {
 			return expired ? "no answer in time" : "no answer yet";
 		}

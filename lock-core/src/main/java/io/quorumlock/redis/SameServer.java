@@ -27,8 +27,12 @@ final class SameServer {
 	/** Pairs already logged, as "later->first" entry indexes. */
 	private final Set<String> logged = ConcurrentHashMap.newKeySet();
 
+	/** The run_id of the node at an index, made once (asked on every vote). */
+	private final IntFunction<String> runIdAt;
+
 	SameServer(List<RedisNode> nodes) {
 		this.nodes = nodes;
+		this.runIdAt = (i) -> nodes.get(i).runId();
 	}
 
 	/**
@@ -86,7 +90,7 @@ final class SameServer {
 	 */
 	RedisNode sameServerAs(RedisNode node) {
 		int index = this.nodes.indexOf(node);
-		int first = firstWithSameId((i) -> this.nodes.get(i).runId(), index);
+		int first = firstWithSameId(this.runIdAt, index);
 		if (first < 0) {
 			return null;
 		}

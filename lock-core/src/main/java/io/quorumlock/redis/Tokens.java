@@ -38,14 +38,9 @@ final class Tokens {
 	}
 
 	String next() {
-		byte[] bytes = new byte[BYTES];
-		this.pools[(int) Thread.currentThread().getId() & (this.pools.length - 1)].take(bytes);
-		byte[] out = new byte[BYTES * 2];
-		for (int i = 0; i < BYTES; i++) {
-			out[2 * i] = HEX[(bytes[i] >> 4) & 0xF];
-			out[2 * i + 1] = HEX[bytes[i] & 0xF];
-		}
-		return new String(out, StandardCharsets.ISO_8859_1);
+		byte[] hex = new byte[BYTES * 2];
+		this.pools[(int) Thread.currentThread().getId() & (this.pools.length - 1)].takeHex(hex);
+		return new String(hex, StandardCharsets.ISO_8859_1);
 	}
 
 	/** One stripe: a batch of random bytes and how far it has been handed out. */
@@ -58,14 +53,19 @@ final class Tokens {
 		/** Next unused byte; guarded by {@link #lock}. */
 		private int next = this.bytes.length;
 
-		void take(byte[] into) {
+		/** The next {@link #BYTES} bytes, in hex (no copy of the bytes themselves). */
+		void takeHex(byte[] hex) {
 			this.lock.lock();
 			try {
 				if (this.next == this.bytes.length) {
 					Tokens.this.random.nextBytes(this.bytes);
 					this.next = 0;
 				}
-				System.arraycopy(this.bytes, this.next, into, 0, BYTES);
+				for (int i = 0; i < BYTES; i++) {
+					byte b = this.bytes[this.next + i];
+					hex[2 * i] = HEX[(b >> 4) & 0xF];
+					hex[2 * i + 1] = HEX[b & 0xF];
+				}
 				Arrays.fill(this.bytes, this.next, this.next + BYTES, (byte) 0);
 				this.next += BYTES;
 			}

@@ -11,18 +11,18 @@
  * <li>Request: {@code Requests} takes it in; {@code RequestResolver} resolves the options
  * (request, instance, defaults) and the Redis keys ({@code LockKeys}); {@code Reentry}
  * finds a lease already in scope on this thread.</li>
- * <li>Acquire: {@code Acquirer} starts an {@code Acquisition} with a new token
- * ({@code Tokens}): per key in sorted order, the local queue ({@code LocalGates}), then
- * rounds of {@code SET NX PX} ({@code Voters#acquire}) until a quorum grants the key
- * within its validity ({@code Validity}); contention subscribes to the key's release
- * channel ({@code ReleaseSignals}) and waits for it or a jittered back-off
- * ({@code Timers}); a multi-key grant proves its earlier keys ({@code MultiKeyProof});
- * the caller holds an {@code AcquisitionResult}, and a failure says why
- * ({@code NotAcquired}).</li>
+ * <li>Acquire: {@code Acquirer} starts an {@code Acquisition} (its request, deadline and
+ * failure wording in {@code AcquisitionState}) with a new token ({@code Tokens}): per key
+ * in sorted order, the local queue ({@code LocalGates}), then rounds of {@code SET NX PX}
+ * ({@code Voters#acquire}) until a quorum grants the key within its validity
+ * ({@code Validity}); contention subscribes to the key's release channel
+ * ({@code ReleaseSignals}) and waits for it or a jittered back-off ({@code Timers}); a
+ * multi-key grant proves its earlier keys ({@code MultiKeyProof}); the caller holds an
+ * {@code AcquisitionResult}, and a failure says why ({@code NotAcquired}).</li>
  * <li>Rounds: {@code Voters} is the one interface in front of Redis; {@code RedisVoters}
- * runs each as a {@code Round} (one deadline, epochs, votes counted) over the
- * {@code RedisNode}s, holding back the nodes {@code HeldBack} names (restart guard,
- * {@code SameServer}).</li>
+ * runs each as a {@code Round} (one deadline, epochs, votes counted; failure lines
+ * written when read, {@code RoundFailures}) over the {@code RedisNode}s, holding back the
+ * nodes {@code HeldBack} names (restart guard, {@code SameServer}).</li>
  * <li>Nodes: a {@code RedisNode} is a {@code StandaloneNode} (Lettuce's
  * {@code RedisClient}; its server's start and run_id per connection epoch in
  * {@code ServerStart}; {@code WAIT} on its own connection in {@code ReplicatedWrites}) or

@@ -84,7 +84,7 @@ class RoundTests {
 	}
 
 	/** A reply to a command queued to be sent later with others. */
-	static final class QueuedReply extends CompletableFuture<String> implements Round.Queued {
+	static final class Queued extends CompletableFuture<String> implements QueuedReply {
 
 		final CompletableFuture<Void> sent = new CompletableFuture<>();
 
@@ -98,9 +98,9 @@ class RoundTests {
 	/**
 	 * A round of 2 of 3 whose commands are queued; their replies go to {@code replies}.
 	 */
-	private CompletableFuture<Round.Tally> queuedRound(List<QueuedReply> replies) {
+	private CompletableFuture<Round.Tally> queuedRound(List<Queued> replies) {
 		return Round.run(this.nodes, 2, (node) -> {
-			QueuedReply reply = new QueuedReply();
+			Queued reply = new Queued();
 			replies.add(reply);
 			return reply;
 		}, "OK"::equals, TIMEOUT, null, this.timers, (node, error) -> this.errors.add(node.address()));
@@ -108,7 +108,7 @@ class RoundTests {
 
 	@Test
 	void deadlineOfQueuedCommandsIsArmedOnceEveryOneWasSent() {
-		List<QueuedReply> replies = new ArrayList<>();
+		List<Queued> replies = new ArrayList<>();
 		CompletableFuture<Round.Tally> round = queuedRound(replies);
 		this.timers.advance(10 * TIMEOUT);
 		assertThat(round).as("the wait in the queue is not the node's").isNotDone();
@@ -128,7 +128,7 @@ class RoundTests {
 
 	@Test
 	void queuedCommandsAnsweredBeforeTheyWereAllSentArmNoDeadline() {
-		List<QueuedReply> replies = new ArrayList<>();
+		List<Queued> replies = new ArrayList<>();
 		CompletableFuture<Round.Tally> round = queuedRound(replies);
 		replies.get(0).sent.complete(null);
 		replies.get(0).complete("OK");
@@ -137,6 +137,26 @@ class RoundTests {
 		assertThat(round.join().reached()).isTrue();
 		replies.get(2).sent.complete(null);
 		assertThat(this.timers.pending()).as("decided: nothing to arm").isZero();
+	}
+
+	@Test
+	void earlyDecisionTellsItsFailuresAsTheyStoodWhenItWasDecided() {
+		CompletableFuture<Round.Tally> round = round(2);
+		this.nodes.get(0).reply.completeExceptionally(new RedisCommandExecutionException("NOPERM no scripts"));
+		this.nodes.get(1).reply.complete("OK");
+		assertThat(round).isNotDone();
+		this.nodes.get(2).reply.complete("OK");
+		assertThat(round).isCompleted();
+		assertThat(round.join().failures()).containsExactly("a: NOPERM no scripts");
+		CompletableFuture<Round.Tally> second = round(2);
+		this.nodes.get(0).reply.complete("OK");
+		this.nodes.get(1).reply.complete("OK");
+		assertThat(second).as("granted before c answered").isCompleted();
+		Round.Tally granted = second.join();
+		// read after c's late answer: still what stood at the decision
+		this.nodes.get(2).reply.completeExceptionally(new RedisCommandExecutionException("LOADING late"));
+		assertThat(granted.reached()).isTrue();
+		assertThat(granted.failures()).containsExactly("c: no answer yet");
 	}
 
 	@Test

@@ -10,7 +10,6 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 import io.quorumlock.aop.DistributedLockAdvisor;
-import io.quorumlock.redis.OnLeaseLost;
 
 /**
  * Configuration properties of quorumlock ({@code quorumlock.*}). A property under
@@ -19,7 +18,7 @@ import io.quorumlock.redis.OnLeaseLost;
  * {@code quorumlock.node} must not silently fall back to single mode.
  */
 @ConfigurationProperties(prefix = "quorumlock", ignoreUnknownFields = false)
-public class QuorumLockProperties {
+public class QuorumLockProperties extends LockDefaultsProperties {
 
 	/**
 	 * Whether to enable distributed locks: the engine, the @DistributedLock aspect and
@@ -31,42 +30,6 @@ public class QuorumLockProperties {
 	 * Prefix of every Redis key the locks use.
 	 */
 	private String keyPrefix = "lock:";
-
-	/**
-	 * Time to live of each grant, for locks that set none. Renewal, when on, extends it
-	 * every lease/3.
-	 */
-	private Duration lease = Duration.ofSeconds(30);
-
-	/**
-	 * How long to wait for a lock, for locks that set no wait. Zero tries once.
-	 */
-	private Duration waitAtMost = Duration.ZERO;
-
-	/**
-	 * Whether a watchdog extends held leases every lease/3, for locks that do not turn it
-	 * off.
-	 */
-	private boolean renew = true;
-
-	/**
-	 * Bound on renewal: a lease is not extended past this long after its grant. Empty
-	 * means no bound.
-	 */
-	private Duration holdAtMost;
-
-	/**
-	 * Minimum hold: a lease released sooner after its grant keeps its keys until then
-	 * (once per tick for scheduled jobs). Zero releases at once. Must not exceed the
-	 * lease of a lock that does not renew.
-	 */
-	private Duration holdAtLeast = Duration.ZERO;
-
-	/**
-	 * What releasing a lease that was lost before its release does: 'throw' a
-	 * LeaseLostException, or 'log' a warning.
-	 */
-	private OnLeaseLost onLeaseLost = OnLeaseLost.THROW;
 
 	/**
 	 * Independent Redis masters for the Redlock quorum, each a URI
@@ -183,54 +146,6 @@ public class QuorumLockProperties {
 
 	public void setKeyPrefix(String keyPrefix) {
 		this.keyPrefix = keyPrefix;
-	}
-
-	public Duration getLease() {
-		return this.lease;
-	}
-
-	public void setLease(Duration lease) {
-		this.lease = lease;
-	}
-
-	public Duration getWaitAtMost() {
-		return this.waitAtMost;
-	}
-
-	public void setWaitAtMost(Duration waitAtMost) {
-		this.waitAtMost = waitAtMost;
-	}
-
-	public boolean isRenew() {
-		return this.renew;
-	}
-
-	public void setRenew(boolean renew) {
-		this.renew = renew;
-	}
-
-	public Duration getHoldAtMost() {
-		return this.holdAtMost;
-	}
-
-	public void setHoldAtMost(Duration holdAtMost) {
-		this.holdAtMost = holdAtMost;
-	}
-
-	public Duration getHoldAtLeast() {
-		return this.holdAtLeast;
-	}
-
-	public void setHoldAtLeast(Duration holdAtLeast) {
-		this.holdAtLeast = holdAtLeast;
-	}
-
-	public OnLeaseLost getOnLeaseLost() {
-		return this.onLeaseLost;
-	}
-
-	public void setOnLeaseLost(OnLeaseLost onLeaseLost) {
-		this.onLeaseLost = onLeaseLost;
 	}
 
 	public List<Node> getNodes() {

@@ -82,16 +82,13 @@ final class Round<N extends Node> extends CompletableFuture<Round.Tally> impleme
 	/** Told of each node that failed or timed out; one held back by the guard is not. */
 	private final BiConsumer<? super N, Throwable> onNodeError;
 
-	/**
-	 * Per-node answer: null until answered, then a {@link Vote} or the {@link Throwable};
-	 * set once per node through {@link #ANSWERS}, before it is counted in
-	 * {@link #counts}.
-	 */
+	/** Per-node answer: null, then a {@link Vote} or a {@link Throwable}; set once. */
 	private final Object[] answers;
 
 	/**
-	 * The yes, no and failed counts packed in one int: each answer updates all three in
-	 * one atomic step ({@link #COUNTS}), and every decision sees a consistent set.
+	 * The yes, no and failed counts packed in one int: each answer, once set, updates all
+	 * three in one atomic step ({@link #COUNTS}), and every decision sees a consistent
+	 * set.
 	 */
 	private volatile int counts;
 

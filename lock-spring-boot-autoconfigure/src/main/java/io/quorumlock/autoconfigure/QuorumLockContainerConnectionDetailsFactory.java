@@ -14,7 +14,9 @@ import org.testcontainers.containers.Container;
  * {@code @ServiceConnection(name = "quorumlock")}: each is one master, on its mapped port
  * 6379. Registered in {@code META-INF/spring.factories}; Boot skips this factory (it logs
  * the failure at trace level) when Testcontainers or spring-boot-testcontainers is
- * missing, so an application without them is unaffected.
+ * missing, so an application without them is unaffected. The one class serves Boot 3.5
+ * (Testcontainers 1.21) and Boot 4 (Testcontainers 2): the service-connection API it
+ * extends, and Testcontainers' {@code Container}, kept their packages and signatures.
  * <p>
  * Boot registers one connection-details bean per connection-details type and skips the
  * sources that come after the first, so the one bean must stand for every container: the

@@ -2,7 +2,6 @@ package io.quorumlock.autoconfigure;
 
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -12,7 +11,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetailsFactories;
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetailsFactory;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -33,7 +31,8 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 /**
  * {@link QuorumLockConnectionDetails}: beans of it choose quorum mode and its nodes,
  * ahead of {@code quorumlock.nodes}; and the Testcontainers factory behind them stays out
- * of the way of an application without Testcontainers.
+ * of the way of an application without Testcontainers. Boot-neutral: rerun on Boot 4.0
+ * and 4.1 (with Testcontainers 2) by the Boot 4 test modules.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class QuorumLockConnectionDetailsTests {
@@ -44,7 +43,7 @@ class QuorumLockConnectionDetailsTests {
 	static final RedisServers redis = RedisServers.start(3);
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, QuorumLockAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(BootLine.REDIS, QuorumLockAutoConfiguration.class))
 		.withPropertyValues("quorumlock.rejoin-delay=0s");
 
 	@Test
@@ -99,11 +98,11 @@ class QuorumLockConnectionDetailsTests {
 
 	@Test
 	void factoryIsSkippedNotFatalWhenTestcontainersIsMissing() throws Exception {
-		// our classes defined by a loader of their own, above one that hides
-		// Testcontainers
+		// our classes (a directory here, the jar on Boot 4) defined by a loader of their
+		// own, above one that hides Testcontainers
 		FilteredClassLoader hidden = new FilteredClassLoader("org.testcontainers",
 				"org.springframework.boot.testcontainers", FACTORY);
-		URL classes = Path.of("target/classes").toUri().toURL();
+		URL classes = QuorumLockConnectionDetails.class.getProtectionDomain().getCodeSource().getLocation();
 		try (URLClassLoader withoutTestcontainers = new URLClassLoader(new URL[] { classes }, hidden)) {
 			List<String> failed = new ArrayList<>();
 			List<ConnectionDetailsFactory> loaded = SpringFactoriesLoader

@@ -5,25 +5,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
-import java.net.JarURLConnection;
-import java.net.URISyntaxException;
-import java.net.URL;
-import java.net.URLConnection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
-import java.util.Enumeration;
-import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.jar.JarEntry;
-import java.util.jar.JarFile;
-import java.util.stream.Stream;
 
 /**
  * Finds the {@code redis-server} executable used by {@link RedisServers}, the sample
@@ -50,16 +39,9 @@ public final class RedisBinary {
 
 	static final String EMBEDDED = "embedded";
 
-	/** A class of the embedded-redis jar, used to locate the jar on the class path. */
-	private static final String EMBEDDED_MARKER = "redis/embedded/RedisServer.class";
-
 	private static final System.Logger logger = System.getLogger(RedisBinary.class.getName());
 
 	private static final Map<Path, String> versions = new ConcurrentHashMap<>();
-
-	private static final Object embeddedLock = new Object();
-
-	private static volatile Path embedded;
 
 	private RedisBinary() {
 	}
@@ -77,7 +59,7 @@ public final class RedisBinary {
 			System.exit(2);
 		}
 		Path binary = resolve();
-		if (binary.equals(embedded)) {
+		if (EmbeddedRedisBinary.isExtracted(binary)) {
 			Path dir = Files.createDirectories(Paths.get(args[0]));
 			Path kept = dir.resolve(binary.getFileName());
 			Files.copy(binary, kept, StandardCopyOption.REPLACE_EXISTING);
@@ -108,7 +90,7 @@ public final class RedisBinary {
 		if (configured != null && !configured.isBlank()) {
 			configured = configured.trim();
 			if (EMBEDDED.equalsIgnoreCase(configured)) {
-				binary = embedded();
+				binary = EmbeddedRedisBinary.path();
 				source += "=embedded";
 			}
 			else {
@@ -123,7 +105,7 @@ public final class RedisBinary {
 			binary = onPath();
 			source = "PATH";
 			if (binary == null) {
-				binary = embedded();
+				binary = EmbeddedRedisBinary.path();
 				source = "embedded-redis jar (no redis-server on the PATH)";
 			}
 		}
@@ -146,127 +128,6 @@ public final class RedisBinary {
 			}
 		}
 		return null;
-	}
-
-	/**
-	 * The binary from the embedded-redis jar for this platform, extracted once per JVM to
-	 * a temp file.
-	 */
-	static Path embedded() {
-		Path result = embedded;
-		if (result != null) {
-			return result;
-		}
-		synchronized (embeddedLock) {
-			if (embedded == null) {
-				embedded = extract(embeddedResourceName());
-			}
-			return embedded;
-		}
-	}
-
-	/**
-	 * The suffix of the jar resource for this OS/architecture, e.g. {@code -linux-amd64}.
-	 */
-	static String platformSuffix() {
-		String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-		String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-		String osPart;
-		if (os.contains("linux")) {
-			osPart = "linux";
-		}
-		else if (os.contains("mac") || os.contains("darwin")) {
-			osPart = "darwin";
-		}
-		else {
-			throw new IllegalStateException("RedisServers supports Linux and macOS only (kill -STOP/-CONT), not '"
-					+ System.getProperty("os.name") + "'");
-		}
-		String archPart = switch (arch) {
-			case "amd64", "x86_64" -> "amd64";
-			case "aarch64", "arm64" -> "arm64";
-			case "x86", "i386", "i486", "i586", "i686" -> "386";
-			default -> arch;
-		};
-		return "-" + osPart + "-" + archPart;
-	}
-
-	private static String embeddedResourceName() {
-		String suffix = platformSuffix();
-		List<String> available = embeddedResources();
-		for (String name : available) {
-			if (name.endsWith(suffix)) {
-				return name;
-			}
-		}
-		throw new IllegalStateException("The embedded-redis jar has no redis-server binary for this platform (os.name="
-				+ System.getProperty("os.name") + ", os.arch=" + System.getProperty("os.arch") + ", wanted *" + suffix
-				+ "); it ships " + available + ". Install redis-server or set " + ENV + " to its path.");
-	}
-
-	/**
-	 * Names of the {@code redis-server-*} resources at the root of the embedded-redis
-	 * jar.
-	 */
-	private static List<String> embeddedResources() {
-		URL marker = RedisBinary.class.getClassLoader().getResource(EMBEDDED_MARKER);
-		if (marker == null) {
-			throw new IllegalStateException("com.github.codemonstur:embedded-redis is not on the test class path ("
-					+ EMBEDDED_MARKER + " not found); cannot use the embedded redis-server");
-		}
-		List<String> names = new ArrayList<>();
-		try {
-			if ("jar".equals(marker.getProtocol())) {
-				URLConnection connection = marker.openConnection();
-				connection.setUseCaches(false);
-				try (JarFile jar = ((JarURLConnection) connection).getJarFile()) {
-					Enumeration<JarEntry> entries = jar.entries();
-					while (entries.hasMoreElements()) {
-						String name = entries.nextElement().getName();
-						if (name.startsWith("redis-server-") && name.indexOf('/') < 0) {
-							names.add(name);
-						}
-					}
-				}
-			}
-			else if ("file".equals(marker.getProtocol())) {
-				Path root = Paths.get(marker.toURI()).getParent().getParent().getParent();
-				try (Stream<Path> files = Files.list(root)) {
-					files.map((p) -> p.getFileName().toString())
-						.filter((n) -> n.startsWith("redis-server-"))
-						.forEach(names::add);
-				}
-			}
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Cannot list the embedded-redis jar at " + marker, ex);
-		}
-		catch (URISyntaxException ex) {
-			throw new IllegalStateException("Cannot list the embedded-redis classes at " + marker, ex);
-		}
-		names.sort(null);
-		return names;
-	}
-
-	private static Path extract(String resource) {
-		try (InputStream in = RedisBinary.class.getClassLoader().getResourceAsStream(resource)) {
-			if (in == null) {
-				throw new IllegalStateException("Resource " + resource + " listed but not readable");
-			}
-			Path dir = Files.createTempDirectory("quorumlock-embedded-redis-");
-			dir.toFile().deleteOnExit();
-			Path target = dir.resolve(resource);
-			Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
-			target.toFile().deleteOnExit();
-			if (!target.toFile().setExecutable(true, true)) {
-				throw new IllegalStateException("Cannot make " + target + " executable");
-			}
-			logger.log(Level.INFO, "Extracted embedded redis-server /{0} to {1}", resource, target);
-			return target;
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Cannot extract embedded redis-server " + resource, ex);
-		}
 	}
 
 	private static void logOnce(Path binary, String source) {
@@ -302,6 +163,30 @@ public final class RedisBinary {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			return "version unknown: interrupted";
+		}
+	}
+
+	/**
+	 * Whether {@code binary} was built with TLS. A binary built without it accepts the
+	 * {@code tls-*} settings all the same, so this looks for OpenSSL in the executable
+	 * itself (its {@code SSL_CTX_new} symbol, linked or dynamic).
+	 */
+	static boolean supportsTls(Path binary) {
+		try {
+			byte[] bytes = Files.readAllBytes(binary.toRealPath());
+			byte[] needle = "SSL_CTX_new".getBytes(StandardCharsets.US_ASCII);
+			outer: for (int i = 0; i + needle.length <= bytes.length; i++) {
+				for (int j = 0; j < needle.length; j++) {
+					if (bytes[i + j] != needle[j]) {
+						continue outer;
+					}
+				}
+				return true;
+			}
+			return false;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot read " + binary, ex);
 		}
 	}
 

@@ -6,13 +6,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import org.junit.jupiter.api.TestInstance.Lifecycle;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
-import org.junit.jupiter.api.extension.ExtensionContext.Store.CloseableResource;
 
 /**
  * JUnit 5 extension running N real {@code redis-server} processes on free 127.0.0.1
@@ -30,45 +27,15 @@ import org.junit.jupiter.api.extension.ExtensionContext.Store.CloseableResource;
  * replicas (each the same share of the slots), which is healthy again after every
  * {@link #reset()}; {@link #nodeForKey(String)} names the master of a key.
  * <p>
- * The binary is {@code -Dquorumlock.test.redis-server} or env {@code REDIS_SERVER} (a
- * path, or {@code embedded}), else {@code redis-server} on the {@code PATH}, else the one
- * shipped in the embedded-redis jar.
+ * The binary is the one {@link RedisBinary} finds.
  */
 public final class RedisServers implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AutoCloseable {
 
-	private static final Namespace NAMESPACE = Namespace.create(RedisServers.class);
-
-	private static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofSeconds(10);
-
-	private final int size;
-
-	private final List<String> args;
-
-	private final Duration startupTimeout;
-
-	private final boolean cluster;
-
-	private final String password;
-
-	private final Tls tls;
-
-	private volatile List<RedisServer> nodes;
-
-	private volatile Path binary;
-
-	/**
-	 * Unique id of the extension context that started the servers and so has to stop
-	 * them.
-	 */
-	private String owner;
+	private final ServerGroup group;
 
 	private RedisServers(Builder builder) {
-		this.size = builder.nodes;
-		this.args = List.copyOf(builder.args);
-		this.startupTimeout = builder.startupTimeout;
-		this.cluster = builder.cluster;
-		this.password = builder.password;
-		this.tls = builder.tls;
+		this.group = new ServerGroup(builder.nodes, builder.args, builder.startupTimeout, builder.cluster,
+				builder.password, builder.tls);
 	}
 
 	/**
@@ -95,41 +62,8 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 	 * {@link #close()} outside JUnit.
 	 * @return this, for {@code try (RedisServers redis = RedisServers.start(1).start())}
 	 */
-	public synchronized RedisServers start() {
-		if (this.nodes != null) {
-			return this;
-		}
-		Path resolved = RedisBinary.resolve();
-		List<RedisServer> started = new ArrayList<>(this.size);
-		List<String> serverArgs = new ArrayList<>();
-		if (this.cluster) {
-			serverArgs.addAll(ClusterFormation.serverArgs());
-		}
-		serverArgs.addAll(this.args);
-		try {
-			for (int i = 0; i < this.size; i++) {
-				RedisServer server = new RedisServer((this.cluster ? "cluster-" : "redis-") + i, resolved, serverArgs,
-						this.startupTimeout, this.password, this.tls);
-				started.add(server);
-				server.startOnFreePort(this.cluster ? ClusterFormation.BUS_PORT_OFFSET : 0);
-			}
-			if (this.cluster) {
-				ClusterFormation.form(started);
-			}
-		}
-		catch (RuntimeException | Error ex) {
-			for (RedisServer server : started) {
-				try {
-					server.stop();
-				}
-				catch (RuntimeException suppressed) {
-					ex.addSuppressed(suppressed);
-				}
-			}
-			throw ex;
-		}
-		this.binary = resolved;
-		this.nodes = List.copyOf(started);
+	public RedisServers start() {
+		this.group.start();
 		return this;
 	}
 
@@ -138,30 +72,8 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 	 * may be started again.
 	 */
 	@Override
-	public synchronized void close() {
-		List<RedisServer> current = this.nodes;
-		this.nodes = null;
-		this.owner = null;
-		if (current == null) {
-			return;
-		}
-		RuntimeException failure = null;
-		for (RedisServer server : current) {
-			try {
-				server.stop();
-			}
-			catch (RuntimeException ex) {
-				if (failure == null) {
-					failure = ex;
-				}
-				else {
-					failure.addSuppressed(ex);
-				}
-			}
-		}
-		if (failure != null) {
-			throw failure;
-		}
+	public void close() {
+		this.group.close();
 	}
 
 	/**
@@ -170,13 +82,7 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 	 * until healthy. Called before each test.
 	 */
 	public void reset() {
-		List<RedisServer> current = started();
-		for (RedisServer server : current) {
-			server.reset();
-		}
-		if (this.cluster) {
-			ClusterFormation.awaitOk(current);
-		}
+		this.group.reset();
 	}
 
 	/**
@@ -185,7 +91,7 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 	 */
 	@Override
 	public void beforeAll(ExtensionContext context) {
-		startOwnedBy(context);
+		this.group.startOwnedBy(context);
 	}
 
 	/**
@@ -194,7 +100,7 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 	 */
 	@Override
 	public void afterAll(ExtensionContext context) {
-		closeIfOwnedBy(context.getUniqueId());
+		this.group.closeIfOwnedBy(context.getUniqueId());
 	}
 
 	/**
@@ -203,34 +109,8 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 	 */
 	@Override
 	public void beforeEach(ExtensionContext context) {
-		if (this.nodes == null) {
-			boolean perClass = context.getTestInstanceLifecycle().orElse(Lifecycle.PER_METHOD) == Lifecycle.PER_CLASS;
-			startOwnedBy(perClass ? context.getParent().orElse(context) : context);
-		}
+		this.group.startUnlessStarted(context);
 		reset();
-	}
-
-	private void startOwnedBy(ExtensionContext context) {
-		String id = context.getUniqueId();
-		synchronized (this) {
-			if (this.nodes != null) {
-				return;
-			}
-			start();
-			this.owner = id;
-		}
-		// also stop when the context closes, in case afterAll is not called for this
-		// registration
-		context.getStore(NAMESPACE).put(this, (CloseableResource) () -> closeIfOwnedBy(id));
-	}
-
-	private void closeIfOwnedBy(String id) {
-		synchronized (this) {
-			if (this.nodes == null || !id.equals(this.owner)) {
-				return;
-			}
-			close();
-		}
 	}
 
 	/**
@@ -238,7 +118,7 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 	 * @return the configured node count
 	 */
 	public int size() {
-		return this.size;
+		return this.group.size();
 	}
 
 	/**
@@ -247,7 +127,7 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 	 * @return the server
 	 */
 	public RedisServer node(int index) {
-		return started().get(index);
+		return this.group.started().get(index);
 	}
 
 	/**
@@ -255,7 +135,7 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 	 * @return an unmodifiable list
 	 */
 	public List<RedisServer> nodes() {
-		return started();
+		return this.group.started();
 	}
 
 	/**
@@ -263,7 +143,7 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 	 * @return e.g. {@code [redis://127.0.0.1:6390, ...]}
 	 */
 	public List<String> uris() {
-		return started().stream().map(RedisServer::uri).toList();
+		return this.group.started().stream().map(RedisServer::uri).toList();
 	}
 
 	/**
@@ -271,7 +151,7 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 	 * @return true if built with {@link Builder#cluster()}
 	 */
 	public boolean isCluster() {
-		return this.cluster;
+		return this.group.isCluster();
 	}
 
 	/**
@@ -281,12 +161,7 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 	 * @throws IllegalStateException if the servers are not a cluster
 	 */
 	public RedisServer nodeForKey(String key) {
-		if (!this.cluster) {
-			throw new IllegalStateException("nodeForKey needs a cluster: build RedisServers with cluster()");
-		}
-		List<RedisServer> current = started();
-		RedisServer asked = current.stream().filter(RedisServer::isRunning).findFirst().orElseThrow();
-		return current.get(ClusterFormation.ownerOf(ClusterFormation.slotOf(asked, key), current.size()));
+		return this.group.nodeForKey(key);
 	}
 
 	/**
@@ -294,50 +169,21 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 	 * @return its absolute path
 	 */
 	public Path binary() {
-		started();
-		return this.binary;
-	}
-
-	private List<RedisServer> started() {
-		List<RedisServer> current = this.nodes;
-		if (current == null) {
-			throw new IllegalStateException("RedisServers not started: register it with @RegisterExtension "
-					+ "(static field, or instance field with @TestInstance(PER_CLASS)) or call start()");
-		}
-		return current;
+		return this.group.binary();
 	}
 
 	@Override
 	public String toString() {
-		List<RedisServer> current = this.nodes;
-		return "RedisServers" + ((current != null) ? current : "[" + this.size + " nodes, not started]");
+		return this.group.toString();
 	}
 
 	/**
 	 * Whether {@code redis-server} as {@link RedisServers} would resolve it now can serve
-	 * TLS. TLS is a build-time option, and a binary built without it accepts the
-	 * {@code tls-*} settings all the same, so this looks for OpenSSL in the executable
-	 * itself (its {@code SSL_CTX_new} symbol, linked or dynamic).
+	 * TLS (a build-time option of Redis: this looks for OpenSSL in the executable).
 	 * @return true if the binary was built with TLS
 	 */
 	public static boolean binarySupportsTls() {
-		Path resolved = RedisBinary.resolve();
-		try {
-			byte[] bytes = java.nio.file.Files.readAllBytes(resolved.toRealPath());
-			byte[] needle = "SSL_CTX_new".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-			outer: for (int i = 0; i + needle.length <= bytes.length; i++) {
-				for (int j = 0; j < needle.length; j++) {
-					if (bytes[i + j] != needle[j]) {
-						continue outer;
-					}
-				}
-				return true;
-			}
-			return false;
-		}
-		catch (java.io.IOException ex) {
-			throw new java.io.UncheckedIOException("Cannot read " + resolved, ex);
-		}
+		return RedisBinary.supportsTls(RedisBinary.resolve());
 	}
 
 	/**
@@ -359,7 +205,7 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 
 		private final List<String> args = new ArrayList<>();
 
-		private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
+		private Duration startupTimeout = ServerGroup.DEFAULT_STARTUP_TIMEOUT;
 
 		private boolean cluster;
 
@@ -389,10 +235,7 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 		 * @return this builder
 		 */
 		public Builder password(String password) {
-			if (password == null || password.isEmpty()) {
-				throw new IllegalArgumentException("password must not be empty");
-			}
-			this.password = password;
+			this.password = ServerGroup.checkPassword(password);
 			return this;
 		}
 
@@ -417,10 +260,7 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 		 * @return this builder
 		 */
 		public Builder nodes(int nodes) {
-			if (nodes < 1) {
-				throw new IllegalArgumentException("nodes must be >= 1, was " + nodes);
-			}
-			this.nodes = nodes;
+			this.nodes = ServerGroup.checkNodes(nodes);
 			return this;
 		}
 
@@ -441,10 +281,7 @@ public final class RedisServers implements BeforeAllCallback, AfterAllCallback, 
 		 * @return this builder
 		 */
 		public Builder startupTimeout(Duration timeout) {
-			if (timeout.isNegative() || timeout.isZero()) {
-				throw new IllegalArgumentException("startupTimeout must be positive");
-			}
-			this.startupTimeout = timeout;
+			this.startupTimeout = ServerGroup.checkStartupTimeout(timeout);
 			return this;
 		}
 

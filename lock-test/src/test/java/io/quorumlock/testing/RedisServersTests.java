@@ -264,7 +264,7 @@ class RedisServersTests {
 			Path binary = embedded.binary();
 			assertThat(binary.getParent().getFileName().toString()).startsWith("quorumlock-embedded-redis-");
 			assertThat(binary.getFileName().toString()).startsWith("redis-server-")
-				.endsWith(RedisBinary.platformSuffix());
+				.endsWith(EmbeddedRedisBinary.platformSuffix());
 			RedisServer node = embedded.node(0);
 			assertThat(node.call("PING")).isEqualTo("PONG");
 			String command = ProcessHandle.of(node.pid()).orElseThrow().info().command().orElseThrow();
@@ -273,7 +273,7 @@ class RedisServersTests {
 			node.restart();
 			assertThat(node.call("PING")).isEqualTo("PONG");
 		}
-		assertThat(RedisBinary.embedded()).isSameAs(RedisBinary.embedded());
+		assertThat(EmbeddedRedisBinary.path()).isSameAs(EmbeddedRedisBinary.path());
 	}
 
 	@Nested

@@ -14,10 +14,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * Scenario 4 of issue 19, contention across processes: {@code clients} separate JVMs
  * ({@link ContendingClient}) on one key of the first master. Once all are ready they warm
- * up together for {@code warmupMs}, then measure for {@code measureMs}: hand-overs per
- * second, fairness (the slowest client's operations ÷ the busiest's, as in the in-JVM
- * contention benchmark), wait percentiles (call to entry) and the mutual-exclusion
- * violations counted by {@link SharedCounters} across the processes.
+ * up together for {@code warmupMs}, then measure for {@code measureMs}. The warm-up is
+ * long (20 s in a full run): four fresh JVMs on two cores keep their JIT compilers busy
+ * for well over 10 s, and with a 2 s warm-up the compiler threads took about half the CPU
+ * of the measurement. Measured: hand-overs per second, fairness (the slowest client's
+ * operations ÷ the busiest's, as in the in-JVM contention benchmark), wait percentiles
+ * (call to entry) and the mutual-exclusion violations counted by {@link SharedCounters}
+ * across the processes.
  */
 final class ProcessContention {
 
@@ -36,10 +39,17 @@ final class ProcessContention {
 			SharedCounters shared = new SharedCounters(counters);
 			String key = BenchNodes.key("processes", candidate);
 			for (int i = 0; i < clients; i++) {
-				List<String> command = List.of(java, "-Xms256m", "-Xmx256m",
-						"-D" + BenchNodes.PROPERTY + "=" + String.join(",", BenchNodes.all()), "-cp",
+				List<String> command = new ArrayList<>(List.of(java, "-Xms256m", "-Xmx256m"));
+				String options = System.getenv("BENCH_CLIENT_JAVA_OPTS");
+				if (options != null && !options.isBlank()) {
+					// e.g. a flight recording per client: %i is the client's number
+					for (String option : options.trim().split("\\s+")) {
+						command.add(option.replace("%i", String.valueOf(i)));
+					}
+				}
+				command.addAll(List.of("-D" + BenchNodes.PROPERTY + "=" + String.join(",", BenchNodes.all()), "-cp",
 						System.getProperty("java.class.path"), ContendingClient.class.getName(), candidate, key,
-						counters.toString(), dir.resolve("waits-" + i).toString());
+						counters.toString(), dir.resolve("waits-" + i).toString()));
 				processes.add(new ProcessBuilder(command).redirectErrorStream(true)
 					.redirectOutput(dir.resolve("out-" + i).toFile())
 					.start());

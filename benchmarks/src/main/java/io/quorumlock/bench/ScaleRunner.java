@@ -146,8 +146,8 @@ public final class ScaleRunner {
 		}));
 		for (String candidate : smoke ? List.of("quorumlock")
 				: List.of("floor", "quorumlock", "redisson-lease", "si-spin", "si-pubsub")) {
-			plan.add(new Case("scale-processes/1/" + candidate, "processes", () -> List
-				.of(strings(ProcessContention.measure(java, candidate, 4, smoke ? 300 : 2_000, smoke ? 700 : 5_000)))));
+			plan.add(new Case("scale-processes/1/" + candidate, "processes", () -> List.of(strings(
+					ProcessContention.measure(java, candidate, 4, smoke ? 300 : 20_000, smoke ? 700 : 10_000)))));
 		}
 		return plan;
 	}

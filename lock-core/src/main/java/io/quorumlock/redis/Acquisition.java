@@ -36,6 +36,14 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 
 	private CompletableFuture<Void> wake;
 
+	/** The key of the last intent mark sent, and when; null before the first. */
+	private String intentKey;
+
+	private long intentAt;
+
+	/** Whether {@link #attemptWhen} is registering its callback now. */
+	private boolean registering;
+
 	Acquisition(Acquirer parts, ResolvedRequest request, String token, long startedAt) {
 		super(parts, request, token, startedAt);
 	}
@@ -151,7 +159,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			giveUpAfter(undo, notAcquired(why + ": acquired " + tally.figures() + Voters.failures(tally)));
 			return;
 		}
-		ExclusiveIntent.mark(this.parts, key);
+		markIntent(key, now);
 		if (!this.subscribed) {
 			// First contention: subscribe to the release channel, then try again at once,
 			// so
@@ -160,10 +168,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			String channel = LockKeys.channel(key);
 			CompletableFuture<Void> confirmed = this.parts.signals.subscribe(channel);
 			Future<?> timer = this.parts.timers.schedule(() -> confirmed.complete(null), this.parts.nodeTimeoutNanos);
-			confirmed.whenComplete((ok, error) -> {
-				timer.cancel(false);
-				this.parts.timers.execute(this::attempt);
-			});
+			attemptWhen(confirmed, timer);
 			return;
 		}
 		retryLater(now, wake);
@@ -223,10 +228,48 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 		long delay = Math.min(this.parts.timers.retryDelayNanos(), this.deadline - now);
 		Future<?> timer = this.parts.timers.schedule(() -> next.complete(null), Math.max(0, delay));
 		this.result.waitOn(next);
-		next.whenComplete((ok, error) -> {
+		attemptWhen(next, timer);
+	}
+
+	/**
+	 * Attempt again once {@code signal} completes, cancelling {@code timer}. On the
+	 * thread that completes it later (a pub/sub I/O thread with the release, the
+	 * scheduler with the back-off): an attempt only sends its round, and a hop to the
+	 * scheduler would sit on the hand-over's path. A signal complete already goes through
+	 * the scheduler, so a run of immediate completions never recurses.
+	 */
+	private void attemptWhen(CompletableFuture<Void> signal, Future<?> timer) {
+		// Written before and after registering, by the step's thread; a completion on
+		// another thread reads it after the registration's volatile write, so it sees
+		// true (and hops) or false (registration done), never a stale value of before.
+		this.registering = true;
+		signal.whenComplete((ok, error) -> {
 			timer.cancel(false);
-			this.parts.timers.execute(this::attempt);
+			if (this.registering) {
+				this.parts.timers.execute(this::attempt);
+			}
+			else {
+				attempt();
+			}
 		});
+		this.registering = false;
+	}
+
+	/**
+	 * Mark the intent to write on {@code key} after a lost round
+	 * ({@link ExclusiveIntent}), unless this acquisition marked it less than the longest
+	 * retry delay ago. A mark lasts two of those delays plus two rounds, and the next
+	 * lost round comes at most a retry delay and a round after the last: renewed this
+	 * way, the mark never lapses while the acquisition waits, for one script call per
+	 * retry period rather than per lost round (a herd of waiters woken by each release
+	 * loses many).
+	 */
+	private void markIntent(String key, long now) {
+		if (!key.equals(this.intentKey) || now - this.intentAt >= this.parts.timers.retryMaxNanos()) {
+			this.intentKey = key;
+			this.intentAt = now;
+			ExclusiveIntent.mark(this.parts, key);
+		}
 	}
 
 	/** Fail once this round's undo is done, so a failed call leaves no key behind it. */

@@ -44,14 +44,55 @@ class AcquisitionTests {
 		second.complete(this.parts.voters.tally(0, 3));
 		this.parts.timers.runDue();
 		assertThat(result).isNotDone();
-		// the holder's release is published: the waiter tries again at once
+		// the holder's release is published: the waiter tries again at once, on the
+		// thread that delivered the message (no turn of the scheduler in between)
 		this.parts.signals.onMessage(LockKeys.channel("lock:{k}"));
-		this.parts.timers.runDue();
 		assertThat(result).isCompleted();
 		assertThat(this.parts.voters.count("acquire lock:{k}")).isEqualTo(3);
 		// the first round's lone yes was undone; the channel is let go once granted
 		assertThat(this.parts.voters.count("release lock:{k}")).isOne();
 		assertThat(this.parts.signals.subscribed()).isZero();
+	}
+
+	@Test
+	void aWaiterLosingRoundAfterRoundMarksItsIntentOncePerLongestRetryDelay() {
+		this.parts.voters.otherwise = this.parts.voters.tally(0, 3);
+		CompletableFuture<RedisLease> result = this.parts
+			.start(EngineParts.request(LEASE, Duration.ofSeconds(10), "k"));
+		this.parts.timers.runDue();
+		// rounds lost within one retry period (20 ms here): woken by releases that a
+		// rival won each time
+		for (int i = 0; i < 5; i++) {
+			this.parts.timers.advanceMillis(3);
+			this.parts.signals.onMessage(LockKeys.channel("lock:{k}"));
+		}
+		assertThat(this.parts.voters.count("acquire lock:{k}")).isEqualTo(7);
+		assertThat(this.parts.voters.intents).containsExactly("lock:{k}");
+		// a longest retry delay after the first mark, the next lost round renews it
+		this.parts.timers.advanceMillis(5);
+		this.parts.signals.onMessage(LockKeys.channel("lock:{k}"));
+		assertThat(this.parts.voters.intents).containsExactly("lock:{k}", "lock:{k}");
+		result.cancel(false);
+	}
+
+	@Test
+	void anAttemptWhoseWakeUpHasAlreadyComeWaitsForTheSchedulerRatherThanRecursing() {
+		this.parts.voters.otherwise = this.parts.voters.tally(0, 3);
+		CompletableFuture<RedisLease> result = this.parts
+			.start(EngineParts.request(LEASE, Duration.ofSeconds(10), "k"));
+		this.parts.timers.runDue();
+		long rounds = this.parts.voters.count("acquire lock:{k}");
+		// the release comes while the round is decided: the wake-up is complete before
+		// the waiter registers on it
+		this.parts.voters.otherwise = null;
+		CompletableFuture<Round.Tally> lost = this.parts.voters.thenAcquireLater();
+		this.parts.signals.onMessage(LockKeys.channel("lock:{k}"));
+		this.parts.signals.onMessage(LockKeys.channel("lock:{k}"));
+		lost.complete(this.parts.voters.tally(0, 3));
+		assertThat(this.parts.voters.count("acquire lock:{k}")).isEqualTo(rounds + 1);
+		assertThat(result).isNotDone();
+		this.parts.timers.runDue();
+		assertThat(result).isCompleted();
 	}
 
 	@Test

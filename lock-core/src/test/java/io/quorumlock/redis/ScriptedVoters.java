@@ -25,6 +25,9 @@ final class ScriptedVoters implements Voters {
 
 	final List<String> calls = new ArrayList<>();
 
+	/** The key of each intent mark, in order (kept apart from {@link #calls}). */
+	final List<String> intents = new ArrayList<>();
+
 	/** The lease of each extend call, in milliseconds as sent. */
 	final List<String> extendedTo = new ArrayList<>();
 
@@ -50,6 +53,11 @@ final class ScriptedVoters implements Voters {
 			failures.add("node" + i + ": no answer in time");
 		}
 		return new Round.Tally(this.nodes, this.quorum, yes, no, failures);
+	}
+
+	@Override
+	public void markIntent(String key, long ttlMillis) {
+		this.intents.add(key);
 	}
 
 	/** The next acquire round answers this, at once. */

@@ -15,8 +15,9 @@
 # ids of both, e.g. --only '^scale-' runs only the scale scenarios.
 # The waiters scenario needs Java 21+ (virtual threads): $BENCH_VT_JAVA_HOME, else $JAVA_HOME if it is
 # 21+, else the first 21+ JDK under /usr/lib/jvm; without one it is reported as skipped.
-# $BENCH_CLIENT_JAVA_OPTS go to the client JVMs of the contention-across-processes scenario, %i
-# standing for the client's number, e.g. a flight recording each:
+# $BENCH_CLIENT_JAVA_OPTS go to the JVM of each scale case and to the client JVMs of the
+# contention-across-processes scenario, %i standing for the case's class or the client's number,
+# e.g. a flight recording each:
 # BENCH_CLIENT_JAVA_OPTS='-XX:StartFlightRecording=filename=/tmp/client-%i.jfr,settings=profile'
 # The stalled-master scenario stops (SIGSTOP) the third server, by the PID started here, and resumes it
 # (SIGCONT) when done; on exit every server is resumed before it is stopped, whatever happened.

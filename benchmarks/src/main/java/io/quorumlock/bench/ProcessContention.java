@@ -40,13 +40,7 @@ final class ProcessContention {
 			String key = BenchNodes.key("processes", candidate);
 			for (int i = 0; i < clients; i++) {
 				List<String> command = new ArrayList<>(List.of(java, "-Xms256m", "-Xmx256m"));
-				String options = System.getenv("BENCH_CLIENT_JAVA_OPTS");
-				if (options != null && !options.isBlank()) {
-					// e.g. a flight recording per client: %i is the client's number
-					for (String option : options.trim().split("\\s+")) {
-						command.add(option.replace("%i", String.valueOf(i)));
-					}
-				}
+				command.addAll(extraOptions(String.valueOf(i)));
 				command.addAll(List.of("-D" + BenchNodes.PROPERTY + "=" + String.join(",", BenchNodes.all()), "-cp",
 						System.getProperty("java.class.path"), ContendingClient.class.getName(), candidate, key,
 						counters.toString(), dir.resolve("waits-" + i).toString()));
@@ -123,6 +117,19 @@ final class ProcessContention {
 			}
 			Files.deleteIfExists(dir);
 		}
+	}
+
+	/**
+	 * The options in {@code $BENCH_CLIENT_JAVA_OPTS} for a JVM this run starts (a scale
+	 * case, or a client here), {@code %i} replaced by {@code name}: a flight recording
+	 * each, say.
+	 */
+	static List<String> extraOptions(String name) {
+		String options = System.getenv("BENCH_CLIENT_JAVA_OPTS");
+		if (options == null || options.isBlank()) {
+			return List.of();
+		}
+		return Arrays.stream(options.trim().split("\\s+")).map((option) -> option.replace("%i", name)).toList();
 	}
 
 	private static String output(Path dir, int i) throws IOException {

@@ -201,8 +201,9 @@ public final class ScaleRunner {
 	/** Run {@code main} in a fresh JVM and return its {@code [scale]} lines. */
 	private static List<Map<String, String>> child(String java, String heap, Class<?> main, long timeoutSeconds,
 			Object... args) throws IOException, InterruptedException {
-		List<String> command = new ArrayList<>(List.of(java, "-Xms" + heap, "-Xmx" + heap,
-				"-D" + BenchNodes.PROPERTY + "=" + String.join(",", BenchNodes.all()), "-cp",
+		List<String> command = new ArrayList<>(List.of(java, "-Xms" + heap, "-Xmx" + heap));
+		command.addAll(ProcessContention.extraOptions(main.getSimpleName()));
+		command.addAll(List.of("-D" + BenchNodes.PROPERTY + "=" + String.join(",", BenchNodes.all()), "-cp",
 				System.getProperty("java.class.path"), main.getName()));
 		for (Object arg : args) {
 			command.add(String.valueOf(arg));

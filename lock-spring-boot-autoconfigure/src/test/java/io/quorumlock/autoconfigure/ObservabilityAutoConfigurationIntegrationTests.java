@@ -6,7 +6,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -17,6 +16,8 @@ import io.quorumlock.actuate.LocksEndpoint;
 import io.quorumlock.redis.QuorumLockEngine;
 import io.quorumlock.testing.RedisServers;
 
+import static io.quorumlock.autoconfigure.ObservabilityContexts.METRICS;
+import static io.quorumlock.autoconfigure.ObservabilityContexts.QUORUMLOCK;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -32,21 +33,7 @@ class ObservabilityAutoConfigurationIntegrationTests {
 	@RegisterExtension
 	static final RedisServers redis = RedisServers.start(3);
 
-	private static final AutoConfigurations QUORUMLOCK = AutoConfigurations.of(BootLine.REDIS,
-			QuorumLockAutoConfiguration.class, QuorumLockMetricsAutoConfiguration.class,
-			QuorumLockObservationAutoConfiguration.class, LocksEndpointAutoConfiguration.class,
-			DistributedLockHealthContributorAutoConfiguration.class);
-
-	private static final AutoConfigurations METRICS = AutoConfigurations.of(BootLine.METRICS,
-			BootLine.SIMPLE_METRICS_EXPORT, BootLine.COMPOSITE_METER_REGISTRY);
-
-	private static final AutoConfigurations ACTUATOR = AutoConfigurations.of(EndpointAutoConfiguration.class,
-			BootLine.HEALTH_CONTRIBUTORS, BootLine.HEALTH_ENDPOINT);
-
-	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(QUORUMLOCK)
-		.withConfiguration(ACTUATOR)
-		.withPropertyValues("quorumlock.rejoin-delay=0s", "quorumlock.node-timeout=1s",
-				"quorumlock.nodes=" + String.join(",", redis.uris()));
+	private final ApplicationContextRunner runner = ObservabilityContexts.runner(redis);
 
 	private final String key = "secret-order-" + UUID.randomUUID();
 
@@ -68,8 +55,7 @@ class ObservabilityAutoConfigurationIntegrationTests {
 		new ApplicationContextRunner().withConfiguration(QUORUMLOCK)
 			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate",
 					"org.springframework.boot.health", "io.micrometer"))
-			.withPropertyValues("quorumlock.rejoin-delay=0s", "quorumlock.node-timeout=1s",
-					"quorumlock.nodes=" + String.join(",", redis.uris()))
+			.withPropertyValues(ObservabilityContexts.properties(redis))
 			.run((context) -> {
 				assertThat(context).hasNotFailed()
 					.hasSingleBean(QuorumLockEngine.class)

@@ -41,9 +41,6 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 
 	private long intentAt;
 
-	/** Whether {@link #attemptWhen} is registering its callback now. */
-	private boolean registering;
-
 	Acquisition(Acquirer parts, ResolvedRequest request, String token, long startedAt) {
 		super(parts, request, token, startedAt);
 	}
@@ -232,27 +229,21 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	}
 
 	/**
-	 * Attempt again once {@code signal} completes, cancelling {@code timer}. On the
-	 * thread that completes it later (a pub/sub I/O thread with the release, the
-	 * scheduler with the back-off): an attempt only sends its round, and a hop to the
-	 * scheduler would sit on the hand-over's path. A signal complete already goes through
-	 * the scheduler, so a run of immediate completions never recurses.
+	 * Attempt again once {@code signal} completes, cancelling {@code timer}: always
+	 * through the scheduler, never on the thread that completes the signal. The next
+	 * round reuses the token, and the undo of the round before (sent from the thread that
+	 * decided it) must reach every node first. A command written on a channel's own I/O
+	 * thread goes out at once, ahead of those other threads queued for that channel, so a
+	 * round sent from the pub/sub I/O thread that reads the release message could
+	 * overtake the undo, which would then delete the new round's grant on that node while
+	 * the round counted it as a yes (the soak caught shared and exclusive holders
+	 * overlapping that way). From the scheduler, the round queues behind the undo.
 	 */
 	private void attemptWhen(CompletableFuture<Void> signal, Future<?> timer) {
-		// Written before and after registering, by the step's thread; a completion on
-		// another thread reads it after the registration's volatile write, so it sees
-		// true (and hops) or false (registration done), never a stale value of before.
-		this.registering = true;
 		signal.whenComplete((ok, error) -> {
 			timer.cancel(false);
-			if (this.registering) {
-				this.parts.timers.execute(this::attempt);
-			}
-			else {
-				attempt();
-			}
+			this.parts.timers.execute(this::attempt);
 		});
-		this.registering = false;
 	}
 
 	/**

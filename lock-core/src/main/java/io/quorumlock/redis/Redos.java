@@ -14,7 +14,7 @@ import io.lettuce.core.RedisCommandTimeoutException;
  * The compare-and-delete commands (releases, undos) a node failed without a reply from
  * Redis (rejected while disconnected, or lost with the connection), sent again once the
  * node is back: the SET they undo may have landed before the drop. Each is dropped once
- * the lease it undoes is over, so the queue only ever holds what could still be alive.
+ * the lease it undoes is over, so the queues only ever hold what could still be alive.
  * <p>
  * A command that timed out on a connection that is still the one it was sent on is not
  * lost: it waits on that connection, in order, and the server runs it when it reads it (a
@@ -84,7 +84,24 @@ final class Redos {
 	/** The epoch of a command that is on no connection: no epoch is ever this. */
 	private static final long NOT_ON_A_CONNECTION = Long.MIN_VALUE;
 
-	private final ConcurrentLinkedQueue<Redo> queue = new ConcurrentLinkedQueue<>();
+	/**
+	 * Commands that timed out on the connection open when they were sent, in the order
+	 * they timed out: they wait there while it lasts. All of them were sent in
+	 * {@link #checkedEpoch} or later, so while that epoch lasts a pass has nothing to
+	 * send from here and only drops, from the head, those whose lease is over: a stalled
+	 * master can hold a lease's worth of releases here (every one sent while it stalls),
+	 * and a pass that walked them all every second would stall the scheduler in turn.
+	 */
+	private final ConcurrentLinkedQueue<Redo> onConnection = new ConcurrentLinkedQueue<>();
+
+	/** Commands to send again once connected: lost, refused, or their connection gone. */
+	private final ConcurrentLinkedQueue<Redo> toSend = new ConcurrentLinkedQueue<>();
+
+	/**
+	 * The epoch of the last full pass over {@link #onConnection}; another epoch now means
+	 * its connection is gone, and the next pass sends them all again.
+	 */
+	private volatile long checkedEpoch = NOT_ON_A_CONNECTION;
 
 	private final Function<Redo, CompletableFuture<Long>> send;
 
@@ -135,17 +152,26 @@ final class Redos {
 	}
 
 	private void replied(Redo command, Throwable error) {
-		if (Futures.withoutReply(error) && !this.closed.getAsBoolean()) {
-			// only a timeout leaves the command on the connection; any other failure
-			// without a reply (refused while disconnected, lost with the connection)
-			// means it may never have reached Redis
-			Redo pending = (Futures.unwrap(error) instanceof RedisCommandTimeoutException) ? command
-					: command.sentIn(NOT_ON_A_CONNECTION);
-			this.queue.add(pending);
-			if (this.connected.getAsBoolean() && !waitsOnTheConnection(pending)) {
-				// reconnected already: no reconnect will come to send it
-				this.executor.execute(this::redoPending);
+		if (!Futures.withoutReply(error) || this.closed.getAsBoolean()) {
+			return;
+		}
+		// only a timeout leaves the command on the connection; any other failure without
+		// a reply (refused while disconnected, lost with the connection) means it may
+		// never have reached Redis
+		if (Futures.unwrap(error) instanceof RedisCommandTimeoutException && waitsOnTheConnection(command)) {
+			this.onConnection.add(command);
+			if (waitsOnTheConnection(command)) {
+				return;
 			}
+			// the connection changed while it was added: the next pass looks at all
+			this.checkedEpoch = NOT_ON_A_CONNECTION;
+		}
+		else {
+			this.toSend.add(command.sentIn(NOT_ON_A_CONNECTION));
+		}
+		if (this.connected.getAsBoolean()) {
+			// reconnected already: no reconnect will come to send it
+			this.executor.execute(this::redoPending);
 		}
 	}
 
@@ -162,30 +188,51 @@ final class Redos {
 	 * every reconnect and by the engine's periodic check.
 	 */
 	void redoPending() {
-		if (this.queue.isEmpty() || !this.connected.getAsBoolean() || this.closed.getAsBoolean()) {
+		if (!this.connected.getAsBoolean() || this.closed.getAsBoolean()) {
 			return;
 		}
 		long now = this.nanoClock.getAsLong();
-		for (int n = this.queue.size(); n > 0; n--) {
-			Redo command = this.queue.poll();
+		long current = this.epoch.getAsLong();
+		if (current != this.checkedEpoch) {
+			// a new connection: what waited on the old one may never reach Redis
+			this.checkedEpoch = current;
+			for (int n = this.onConnection.size(); n > 0; n--) {
+				Redo command = this.onConnection.poll();
+				if (command == null) {
+					break;
+				}
+				if (command.until() - now <= 0) {
+					continue; // the key it deletes has expired on its own
+				}
+				if (command.sentIn() == current) {
+					this.onConnection.add(command); // timed out on this very connection
+				}
+				else {
+					this.toSend.add(command);
+				}
+			}
+		}
+		else {
+			// the same connection: drop from the head what has expired on its own
+			for (Redo head = this.onConnection.peek(); head != null
+					&& head.until() - now <= 0; head = this.onConnection.peek()) {
+				this.onConnection.poll(); // passes run one at a time: the head is ours
+			}
+		}
+		for (int n = this.toSend.size(); n > 0; n--) {
+			Redo command = this.toSend.poll();
 			if (command == null) {
 				return;
 			}
-			if (command.until() - now <= 0) {
-				continue; // the key it deletes has expired on its own
-			}
-			if (waitsOnTheConnection(command)) {
-				this.queue.add(command); // still on its way: no copy
-			}
-			else {
-				send(command);
+			if (command.until() - now > 0) {
+				send(command); // else the key it deletes has expired on its own
 			}
 		}
 	}
 
-	/** Commands waiting to be sent again. */
+	/** Commands waiting to be sent again, or waiting on their connection. */
 	int pending() {
-		return this.queue.size();
+		return this.onConnection.size() + this.toSend.size();
 	}
 
 }

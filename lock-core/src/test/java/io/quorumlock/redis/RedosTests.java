@@ -114,6 +114,42 @@ class RedosTests {
 	}
 
 	@Test
+	void commandsTimedOutOnALiveConnectionAreDroppedAsTheirLeasesEndWithoutACopy() {
+		this.connected = true;
+		for (int i = 0; i < 3; i++) {
+			this.answers.add(timedOut());
+			this.redos.send(Script.RELEASE, LEASE, "k" + i, "token", "ch");
+			this.clock.addAndGet(TimeUnit.SECONDS.toNanos(1));
+		}
+		this.redos.redoPending();
+		assertThat(this.redos.pending()).isEqualTo(3);
+		// the first lease is over: dropped from the head, the others still wait there
+		this.clock.addAndGet(LEASE - TimeUnit.SECONDS.toNanos(3));
+		this.redos.redoPending();
+		assertThat(this.redos.pending()).isEqualTo(2);
+		this.clock.addAndGet(TimeUnit.SECONDS.toNanos(2));
+		this.redos.redoPending();
+		assertThat(this.redos.pending()).isZero();
+		assertThat(this.sent).as("a stalled server's backlog is never copied").hasSize(3);
+	}
+
+	@Test
+	void commandTimedOutAfterItsConnectionWasReplacedIsSentAgainAtOnce() {
+		this.connected = true;
+		CompletableFuture<Long> answer = new CompletableFuture<>();
+		this.answers.add(answer);
+		this.redos.send(Script.RELEASE, LEASE, "k", "token", "ch");
+		this.redos.redoPending();
+		// a reconnect, then the old copy's timeout: it may never have reached Redis
+		this.epoch.incrementAndGet();
+		answer.completeExceptionally(new RedisCommandTimeoutException("Command timed out"));
+		assertThat(this.executed).hasSize(1);
+		this.executed.poll().run();
+		assertThat(this.sent).hasSize(2);
+		assertThat(this.redos.pending()).isZero();
+	}
+
+	@Test
 	void commandLostWithoutATimeoutIsSentAgainAtOnceWhenConnected() {
 		// refused or dropped, not timed out: it may never have reached Redis, so it is
 		// not

@@ -142,7 +142,7 @@ public final class ScaleRunner {
 				throw new IllegalStateException("BENCH_PIDS must name the masters' PIDs (run.sh sets it)");
 			}
 			return child(java, "1g", StalledMaster.class, 600, smoke ? 200 : 5_000, smoke ? 200 : 4_000, 16,
-					smoke ? "quorumlock" : System.getenv().getOrDefault("XSTALL", "quorumlock,floor,redisson-redlock"), pids[2].trim());
+					smoke ? "quorumlock" : "quorumlock,floor,redisson-redlock", pids[2].trim());
 		}));
 		for (String candidate : smoke ? List.of("quorumlock")
 				: List.of("floor", "quorumlock", "redisson-lease", "si-spin", "si-pubsub")) {

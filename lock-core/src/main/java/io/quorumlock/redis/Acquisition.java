@@ -36,10 +36,8 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 
 	private CompletableFuture<Void> wake;
 
-	/** The key of the last intent mark sent, and when; null before the first. */
-	private String intentKey;
-
-	private long intentAt;
+	/** Made at the first lost round (none for an acquisition that never waits). */
+	private ExclusiveIntent intent;
 
 	Acquisition(Acquirer parts, ResolvedRequest request, String token, long startedAt) {
 		super(parts, request, token, startedAt);
@@ -156,7 +154,10 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			giveUpAfter(undo, notAcquired(why + ": acquired " + tally.figures() + Voters.failures(tally)));
 			return;
 		}
-		markIntent(key, now);
+		if (this.intent == null) {
+			this.intent = new ExclusiveIntent();
+		}
+		this.intent.lost(this.parts, key, now);
 		if (!this.subscribed) {
 			// First contention: subscribe to the release channel, then try again at once,
 			// so
@@ -244,23 +245,6 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			timer.cancel(false);
 			this.parts.timers.execute(this::attempt);
 		});
-	}
-
-	/**
-	 * Mark the intent to write on {@code key} after a lost round
-	 * ({@link ExclusiveIntent}), unless this acquisition marked it less than the longest
-	 * retry delay ago. A mark lasts two of those delays plus two rounds, and the next
-	 * lost round comes at most a retry delay and a round after the last: renewed this
-	 * way, the mark never lapses while the acquisition waits, for one script call per
-	 * retry period rather than per lost round (a herd of waiters woken by each release
-	 * loses many).
-	 */
-	private void markIntent(String key, long now) {
-		if (!key.equals(this.intentKey) || now - this.intentAt >= this.parts.timers.retryMaxNanos()) {
-			this.intentKey = key;
-			this.intentAt = now;
-			ExclusiveIntent.mark(this.parts, key);
-		}
 	}
 
 	/** Fail once this round's undo is done, so a failed call leaves no key behind it. */

@@ -21,6 +21,13 @@ final class Reconnector {
 
 	static final Duration MAX_RETRY = Duration.ofSeconds(5);
 
+	/**
+	 * Lettuce's text when the server closed the channel before the client's handshake
+	 * began (as a server may right after refusing a password): it says nothing about the
+	 * server, so the text of the attempt before it is kept.
+	 */
+	static final String LETTUCE_HANDSHAKE_RACE = "RedisHandshakeHandler not registered";
+
 	private final BiConsumer<Runnable, Duration> later;
 
 	private final Consumer<Throwable> onError;
@@ -54,7 +61,10 @@ final class Reconnector {
 			return CompletableFuture.completedFuture(null);
 		}
 		return attempt.get().exceptionally((error) -> {
-			this.failure = Futures.reason(error);
+			String reason = Futures.reason(error);
+			if (this.failure == null || !reason.contains(LETTUCE_HANDSHAKE_RACE)) {
+				this.failure = reason;
+			}
 			this.onError.accept(Futures.unwrap(error));
 			Duration next = retryIn.multipliedBy(2);
 			this.later.accept(() -> connect(attempt, (next.compareTo(MAX_RETRY) > 0) ? MAX_RETRY : next), retryIn);

@@ -70,6 +70,17 @@ class ReconnectorTests {
 	}
 
 	@Test
+	void lettucesHandshakeRaceDoesNotHideWhatTheServerSaid() {
+		AtomicInteger attempts = new AtomicInteger();
+		this.reconnector.connect(() -> CompletableFuture.failedFuture(new RedisConnectionException(
+				(attempts.incrementAndGet() == 1) ? "WRONGPASS invalid username-password pair"
+						: "Unable to connect: " + Reconnector.LETTUCE_HANDSHAKE_RACE)));
+		this.scheduled.poll().run();
+		assertThat(attempts).hasValue(2);
+		assertThat(this.reconnector.lastFailure()).contains("WRONGPASS");
+	}
+
+	@Test
 	void closedNodeStopsRetrying() {
 		AtomicInteger attempts = new AtomicInteger();
 		this.reconnector.connect(() -> {

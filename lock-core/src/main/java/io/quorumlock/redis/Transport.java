@@ -5,11 +5,11 @@ import java.util.function.Consumer;
 
 /**
  * How a {@link RedisNode} reaches its server: the one place where the node's logic meets
- * a client library. Everything above it (connection epochs, the scripts loaded per
- * epoch, the restart guard, redos, renewal batches, pub/sub bookkeeping) is the same
- * whatever carries the commands: Lettuce in production ({@code LettuceTransport} for one
- * server, {@code ClusterTransport} for a Redis Cluster in single mode), simulated
- * servers and connections in the deterministic simulation.
+ * a client library. Everything above it (connection epochs, the scripts loaded per epoch,
+ * the restart guard, redos, renewal batches, pub/sub bookkeeping) is the same whatever
+ * carries the commands: Lettuce in production ({@code LettuceTransport} for one server,
+ * {@code ClusterTransport} for a Redis Cluster in single mode), simulated servers and
+ * connections in the deterministic simulation.
  * <p>
  * A transport behaves as Lettuce does with the engine's client options: a connection
  * reconnects by itself after a drop and tells its {@link Link.Events} of both; a command

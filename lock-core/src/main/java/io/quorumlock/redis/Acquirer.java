@@ -33,7 +33,8 @@ final class Acquirer {
 	/** How long a first subscription may take before the wait goes on without it. */
 	final long nodeTimeoutNanos;
 
-	private final Tokens tokens;
+	/** Where every round draws its fresh token. */
+	final Tokens tokens;
 
 	/** The parts of shared acquisitions: shared rounds, no local queue; made once. */
 	private volatile Acquirer shared;
@@ -64,10 +65,10 @@ final class Acquirer {
 	 * their own thread, and the caller is handed the lease from there once they have
 	 * returned (at once without listeners).
 	 */
-	void handOver(ResolvedRequest request, String token, long validUntil, long startedAt,
+	void handOver(ResolvedRequest request, String[] tokens, long validUntil, long startedAt,
 			CompletableFuture<RedisLease> result) {
 		long now = this.timers.nanoTime();
-		RedisLease lease = new RedisLease(this.leases, request, token, now, validUntil);
+		RedisLease lease = new RedisLease(this.leases, request, tokens, now, validUntil);
 		List<String> keys = request.redisKeys();
 		for (int i = 0; i < keys.size(); i++) { // no iterator: on every grant
 			LocalGates.Gate gate = this.gates.gate(keys.get(i));
@@ -92,29 +93,34 @@ final class Acquirer {
 		}
 	}
 
-	/** Delete {@code token} from {@code keys} on every node; done when all answered. */
-	CompletableFuture<?> undo(List<String> keys, String token, long leaseNanos) {
+	/**
+	 * Delete each of {@code keys} where the token at its index holds it, on every node;
+	 * done when all answered.
+	 */
+	CompletableFuture<?> undo(List<String> keys, String[] tokens, long leaseNanos) {
 		if (keys.isEmpty()) {
 			return CompletableFuture.completedFuture(null);
 		}
-		return CompletableFuture.allOf(keys.stream()
-			.map((key) -> this.voters.release(key, token, leaseNanos))
-			.toArray(CompletableFuture[]::new));
+		CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
+		for (int i = 0; i < rounds.length; i++) {
+			rounds[i] = this.voters.release(keys.get(i), tokens[i], leaseNanos);
+		}
+		return CompletableFuture.allOf(rounds);
 	}
 
-	/** Start acquiring with a new token; the result completes with the lease or fails. */
+	/** Start acquiring; the result completes with the lease or fails. */
 	CompletableFuture<RedisLease> start(ResolvedRequest request) {
 		long now = this.timers.nanoTime();
 		if (request.request().permits() > 1) {
 			return new PermitAcquisition(this, slots(), request, now).start();
 		}
 		Acquirer parts = request.isShared() ? shared() : this;
-		return new Acquisition(parts, request, this.tokens.next(), now).start();
+		return new Acquisition(parts, request, now).start();
 	}
 
-	/** One try of one permit slot, with a new token (see {@link PermitAcquisition}). */
+	/** One try of one permit slot (see {@link PermitAcquisition}). */
 	CompletableFuture<RedisLease> startSlot(ResolvedRequest slot) {
-		return new Acquisition(this, slot, this.tokens.next(), this.timers.nanoTime()).start();
+		return new Acquisition(this, slot, this.timers.nanoTime()).start();
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.quorumlock.redis;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 
 import io.quorumlock.LockException;
@@ -27,10 +28,13 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	private boolean subscribed;
 
 	/**
-	 * The attempt in flight (one at a time): its key, start and release signal, for its
-	 * reply ({@link #accept}); set before its round is sent, read when it is decided.
+	 * The attempt in flight (one at a time): its key, fresh token, start and release
+	 * signal, for its reply ({@link #accept}); set before its round is sent, read when it
+	 * is decided.
 	 */
 	private String attemptKey;
+
+	private String attemptToken;
 
 	private long attemptStart;
 
@@ -39,8 +43,8 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	/** Made at the first lost round (none for an acquisition that never waits). */
 	private ExclusiveIntent intent;
 
-	Acquisition(Acquirer parts, ResolvedRequest request, String token, long startedAt) {
-		super(parts, request, token, startedAt);
+	Acquisition(Acquirer parts, ResolvedRequest request, long startedAt) {
+		super(parts, request, startedAt);
 	}
 
 	CompletableFuture<RedisLease> start() {
@@ -72,8 +76,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			return;
 		}
 		this.result.waitOn(ticket);
-		Future<?> timer = this.parts.timers.schedule(
-				() -> ticket.completeExceptionally(new java.util.concurrent.TimeoutException()),
+		Future<?> timer = this.parts.timers.schedule(() -> ticket.completeExceptionally(new TimeoutException()),
 				Math.max(0, this.deadline - this.parts.timers.nanoTime()));
 		ticket.whenComplete((ok, error) -> {
 			timer.cancel(false);
@@ -93,23 +96,26 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			return;
 		}
 		String key = this.keys.get(this.granted);
+		String token = this.parts.tokens.next(); // fresh for every round
 		this.attemptKey = key;
+		this.attemptToken = token;
 		this.wake = this.subscribed ? this.parts.signals.expect(LockKeys.channel(key)) : null;
 		this.attemptStart = this.parts.timers.nanoTime();
 		this.rounds++;
-		this.parts.voters.acquire(key, this.token, this.leaseMillis).whenComplete(this);
+		this.parts.voters.acquire(key, token, this.leaseMillis).whenComplete(this);
 	}
 
 	/** The attempt's round is decided (no callback object per attempt). */
 	@Override
 	public void accept(Round.Tally tally, Throwable error) {
-		onTally(this.attemptKey, this.attemptStart, tally, this.wake);
+		onTally(this.attemptKey, this.attemptToken, this.attemptStart, tally, this.wake);
 	}
 
-	private void onTally(String key, long attemptStart, Round.Tally tally, CompletableFuture<Void> wake) {
+	private void onTally(String key, String token, long attemptStart, Round.Tally tally, CompletableFuture<Void> wake) {
 		long now = this.parts.timers.nanoTime();
 		long until = this.parts.validity.validUntil(attemptStart, this.leaseNanos);
 		if (tally.reached() && Validity.remaining(until, now) > 0) {
+			this.tokens[this.granted] = token;
 			this.granted++;
 			stopListening(key);
 			if (this.granted < this.keys.size()) {
@@ -133,10 +139,10 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 		}
 		// Not granted: undo this round on every node, including those that did not
 		// answer,
-		// since a late SET may still land; per-connection ordering puts the delete after
-		// it.
+		// since a late SET may still land. The undo names this round's own token, so
+		// whenever it arrives it deletes nothing of a later round's.
 		CompletableFuture<?> undo = (tally.yes() > 0 || !tally.failures().isEmpty())
-				? this.parts.voters.release(key, this.token, this.leaseNanos) : CompletableFuture.completedFuture(null);
+				? this.parts.voters.release(key, token, this.leaseNanos) : CompletableFuture.completedFuture(null);
 		boolean waitOver = now - this.deadline >= 0 || this.result.isDone();
 		if (tally.answered() < tally.quorum()) {
 			// Without a wait this fails at once; with one, nodes may come back (or answer
@@ -186,7 +192,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 		}
 		this.rounds++;
 		MultiKeyProof
-			.run(this.parts, this.keys.subList(0, this.keys.size() - 1), this.token, this.leaseMillis, this.leaseNanos,
+			.run(this.parts, this.keys.subList(0, this.keys.size() - 1), this.tokens, this.leaseMillis, this.leaseNanos,
 					lastUntil)
 			.whenComplete((proof, error) -> {
 				if (proof != null && proof.failure() == null) {
@@ -207,7 +213,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 		int grantedKeys = this.granted;
 		this.granted = 0;
 		this.validUntil = Long.MAX_VALUE;
-		this.parts.undo(this.keys.subList(0, grantedKeys), this.token, this.leaseNanos).whenComplete((ok, error) -> {
+		this.parts.undo(this.keys.subList(0, grantedKeys), this.tokens, this.leaseNanos).whenComplete((ok, error) -> {
 			if (this.parts.timers.nanoTime() - this.deadline >= 0 || this.result.isDone()) {
 				giveUp(notAcquired(why));
 			}
@@ -230,15 +236,11 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	}
 
 	/**
-	 * Attempt again once {@code signal} completes, cancelling {@code timer}: always
-	 * through the scheduler, never on the thread that completes the signal. The next
-	 * round reuses the token, and the undo of the round before (sent from the thread that
-	 * decided it) must reach every node first. A command written on a channel's own I/O
-	 * thread goes out at once, ahead of those other threads queued for that channel, so a
-	 * round sent from the pub/sub I/O thread that reads the release message could
-	 * overtake the undo, which would then delete the new round's grant on that node while
-	 * the round counted it as a yes (the soak caught shared and exclusive holders
-	 * overlapping that way). From the scheduler, the round queues behind the undo.
+	 * Attempt again once {@code signal} completes, cancelling {@code timer}: through the
+	 * scheduler, never on the thread that completes the signal (the pub/sub I/O thread
+	 * must not run the next round's work). Safety does not depend on it: the next round
+	 * has a token of its own, so even if it overtook the undo of the round before on a
+	 * connection, that undo could not delete its grant.
 	 */
 	private void attemptWhen(CompletableFuture<Void> signal, Future<?> timer) {
 		signal.whenComplete((ok, error) -> {
@@ -260,7 +262,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	}
 
 	private void grant() {
-		this.parts.handOver(this.request, this.token, this.validUntil, this.startedAt, this.result);
+		this.parts.handOver(this.request, this.tokens, this.validUntil, this.startedAt, this.result);
 	}
 
 	/**
@@ -275,7 +277,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 		int grantedKeys = this.granted;
 		this.gates = 0;
 		this.granted = 0;
-		CompletableFuture<?> undone = this.parts.undo(this.keys.subList(0, grantedKeys), this.token, this.leaseNanos);
+		CompletableFuture<?> undone = this.parts.undo(this.keys.subList(0, grantedKeys), this.tokens, this.leaseNanos);
 		// Fail only once the keys are deleted and the gates passed on, so that the caller
 		// (and the next local waiter) finds nothing of this attempt left.
 		undone.whenComplete((ok, error) -> {

@@ -6,9 +6,9 @@ import io.quorumlock.LockException;
 import io.quorumlock.LockNotAcquiredException;
 
 /**
- * What one {@link Acquisition} is about and has spent: its request, token, deadline and
- * lease, its result and rounds, and how it words a failure; the steps are in
- * {@link Acquisition}.
+ * What one {@link Acquisition} is about and has spent: its request, deadline and lease,
+ * the token of the round that won each key, its result and rounds, and how it words a
+ * failure; the steps are in {@link Acquisition}.
  */
 abstract class AcquisitionState {
 
@@ -18,7 +18,13 @@ abstract class AcquisitionState {
 
 	final List<String> keys;
 
-	final String token;
+	/**
+	 * Per key, the token of the round that won it: every round draws a fresh token, so
+	 * the undo, re-send or late arrival of an earlier round's command can never match a
+	 * later round's grant, whichever connection, queue or retry carries it. Handed to the
+	 * lease, whose renewals, release, proof and fencing use each key's own token.
+	 */
+	final String[] tokens;
 
 	final long startedAt;
 
@@ -34,11 +40,11 @@ abstract class AcquisitionState {
 	/** Rounds run so far, for the failure messages. */
 	int rounds;
 
-	AcquisitionState(Acquirer parts, ResolvedRequest request, String token, long startedAt) {
+	AcquisitionState(Acquirer parts, ResolvedRequest request, long startedAt) {
 		this.parts = parts;
 		this.request = request;
 		this.keys = request.redisKeys();
-		this.token = token;
+		this.tokens = new String[this.keys.size()];
 		this.startedAt = startedAt;
 		this.deadline = startedAt + request.waitAtMost().toNanos();
 		this.leaseNanos = request.lease().toNanos();

@@ -3,12 +3,15 @@ package io.quorumlock.redis;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
@@ -16,10 +19,10 @@ import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 
 /**
- * The Lettuce side of an engine: its {@link RedisNode}s, made from the settings, with
- * their shared resources, their release signals and the check for one master listed
- * twice; connected at start (waiting a moment so that the first request finds them),
- * looked after every second, and closed with the engine.
+ * An engine's nodes: made from the settings over their transports (Lettuce's, or a
+ * test's), with their release signals and the check for one master listed twice;
+ * connected at start (waiting a moment so that the first request finds them), looked
+ * after every second, and closed with the engine.
  */
 final class Connections implements AutoCloseable {
 
@@ -32,35 +35,74 @@ final class Connections implements AutoCloseable {
 	/** Tells one master listed twice from two masters, by run_id; null in single mode. */
 	private final SameServer sameServer;
 
-	private final ClientResources resources;
-
-	private final boolean ownsResources;
+	/** Lettuce's resources if the engine made them, else null. */
+	private final ClientResources ownedResources;
 
 	private final Duration commandTimeout;
 
-	Connections(EngineSettings settings, ScheduledExecutorService scheduler, Listeners listener) {
-		this.ownsResources = settings.clientResources() == null;
-		this.resources = this.ownsResources ? DefaultClientResources.builder()
-			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS))
-			.build() : settings.clientResources();
+	private final Timers timers;
+
+	private final String markerKey;
+
+	/**
+	 * Whether the first connections are awaited at start (not on a test's event loop).
+	 */
+	private final boolean awaitFirst;
+
+	/**
+	 * @param transports each listed node's transport, or null for Lettuce's
+	 */
+	Connections(EngineSettings settings, Timers timers, Listeners listener, Random random,
+			Function<RedisURI, Transport> transports) {
+		this.timers = timers;
 		this.commandTimeout = settings.commandTimeout();
-		List<RedisNode> list = new ArrayList<>(settings.nodes().size() + 1);
+		this.awaitFirst = transports == null;
+		List<Transport> list = new ArrayList<>(settings.nodes().size() + 1);
+		if (transports != null) {
+			this.ownedResources = null;
+			settings.nodes().forEach((uri) -> list.add(transports.apply(uri)));
+		}
+		else {
+			this.ownedResources = (settings.clientResources() == null) ? DefaultClientResources.builder()
+				.reconnectDelay(
+						Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS))
+				.build() : null;
+			LettuceContext lettuce = new LettuceContext(
+					(this.ownedResources != null) ? this.ownedResources : settings.clientResources(),
+					settings.sslOptions(), this.commandTimeout, this.commandTimeout, timers);
+			settings.nodes().forEach((uri) -> list.add(new LettuceTransport(uri, lettuce)));
+			if (settings.isCluster()) {
+				// single mode on a Redis Cluster: the whole cluster is the one node
+				list.add(new ClusterTransport(settings.clusterSeeds(), lettuce));
+			}
+		}
 		ReleaseSignals[] signalsRef = new ReleaseSignals[1];
-		NodeContext context = new NodeContext(this.resources, settings.sslOptions(), this.commandTimeout,
-				this.commandTimeout, scheduler, settings.nanoClock(),
-				LockKeys.lockKey(settings.keyPrefix(), "", "quorumlock:probe"),
-				(channel) -> signalsRef[0].onMessage(channel), listener::onNodeError);
-		for (RedisURI uri : settings.nodes()) {
-			list.add(new StandaloneNode(uri, context, settings.syncReplicas() > 0));
-		}
-		if (settings.isCluster()) {
-			// single mode on a Redis Cluster: the whole cluster is the one node
-			list.add(new ClusterNode(settings.clusterSeeds(), context));
-		}
-		this.nodes = List.copyOf(list);
+		RestartGuard guard = settings.guard();
+		String[] guardKeys = { LockKeys.lockKey(settings.keyPrefix(), "", "quorumlock:marker"),
+				LockKeys.lockKey(settings.keyPrefix(), "", "quorumlock:pending") };
+		this.markerKey = (guard.nanos() > 0) ? guardKeys[0] : null;
+		NodeContext context = new NodeContext(timers, LockKeys.lockKey(settings.keyPrefix(), "", "quorumlock:probe"),
+				guardKeys, (guard.nanos() > 0) ? guard : null, settings.clockDriftFactor(), settings.freshRunIds(),
+				ids(random), settings.syncReplicas() > 0, (channel) -> signalsRef[0].onMessage(channel),
+				listener::onNodeError);
+		this.nodes = list.stream().map((transport) -> new RedisNode(transport, context)).toList();
 		this.sameServer = (this.nodes.size() > 1) ? new SameServer(this.nodes) : null;
 		this.signals = new ReleaseSignals(this.nodes);
 		signalsRef[0] = this.signals;
+	}
+
+	/** New random ids of 16 bytes, in hex: nonces and dataset ids. */
+	private static Supplier<String> ids(Random random) {
+		return () -> {
+			byte[] bytes = new byte[16];
+			random.nextBytes(bytes); // Random and SecureRandom are thread-safe
+			return HexFormat.of().formatHex(bytes);
+		};
+	}
+
+	/** The dataset marker the granting scripts check, or null without a restart guard. */
+	String markerKey() {
+		return this.markerKey;
 	}
 
 	List<RedisNode> nodes() {
@@ -81,39 +123,50 @@ final class Connections implements AutoCloseable {
 	 * every second.
 	 * @return why the engine must not start (one master listed twice), else null
 	 */
-	String start(ScheduledExecutorService scheduler) {
+	String start() {
 		CompletableFuture<?>[] first = this.nodes.stream().map(RedisNode::connect).toArray(CompletableFuture[]::new);
-		try {
-			CompletableFuture.allOf(first).get(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			// reported per node through onNodeError
-		}
-		String sameServers = (this.sameServer != null) ? this.sameServer.startUpRefusal() : null;
-		if (sameServers != null) {
-			return sameServers;
-		}
-		scheduler.scheduleWithFixedDelay(() -> {
-			this.nodes.forEach(RedisNode::maintain);
-			if (this.sameServer != null) {
-				this.sameServer.check();
+		if (this.awaitFirst) {
+			try {
+				CompletableFuture.allOf(first).get(this.commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
 			}
-		}, 1, 1, TimeUnit.SECONDS);
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				// reported per node through onNodeError
+			}
+			String sameServers = (this.sameServer != null) ? this.sameServer.startUpRefusal() : null;
+			if (sameServers != null) {
+				return sameServers;
+			}
+		}
+		maintainEverySecond();
 		return null;
+	}
+
+	private void maintainEverySecond() {
+		this.timers.schedule(() -> {
+			try {
+				this.nodes.forEach(RedisNode::maintain);
+				if (this.sameServer != null) {
+					this.sameServer.check();
+				}
+			}
+			finally {
+				maintainEverySecond();
+			}
+		}, TimeUnit.SECONDS.toNanos(1));
 	}
 
 	/** Close every connection, and the Lettuce resources if the engine made them. */
 	@Override
 	public void close() {
 		this.nodes.forEach(RedisNode::close);
-		if (!this.ownsResources) {
+		if (this.ownedResources == null) {
 			return;
 		}
 		try {
-			this.resources.shutdown(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
+			this.ownedResources.shutdown(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -120,7 +120,12 @@ abstract sealed class EngineBuilder extends TimingSettingsBuilder permits Quorum
 	 * @throws IllegalArgumentException for a bad setting, naming it and its value
 	 */
 	public QuorumLockEngine build() {
-		return new QuorumLockEngine(EngineSettings.of(this));
+		return new QuorumLockEngine(EngineSettings.of(this), null);
+	}
+
+	/** An engine on what a test supplies: timers, randomness, transports. */
+	QuorumLockEngine build(EngineRuntime runtime) {
+		return new QuorumLockEngine(EngineSettings.of(this), runtime);
 	}
 
 }

@@ -31,12 +31,13 @@ import io.quorumlock.LockRules;
  * @param sslOptions TLS settings, or null for Lettuce's defaults
  * @param asyncExecutor where callers' continuations run, or null for the common pool
  * @param freshRunIds run_ids of server processes an operator declared brand new
+ * @param evictionAllowed whether masters that can evict lock keys count anyway
  */
 record EngineSettings(List<RedisURI> nodes, List<RedisURI> clusterSeeds, String keyPrefix, LockOptions defaults,
 		Map<String, LockOptions> instances, Duration nodeTimeout, double clockDriftFactor, Duration retryMin,
 		Duration retryMax, List<LockListener> listeners, ClientResources clientResources, LongSupplier nanoClock,
 		OnLeaseLost onLeaseLost, RestartGuard guard, int syncReplicas, Duration fencingCounterTtl, int maxKeyLength,
-		SslOptions sslOptions, Executor asyncExecutor, java.util.Set<String> freshRunIds) {
+		SslOptions sslOptions, Executor asyncExecutor, Set<String> freshRunIds, boolean evictionAllowed) {
 
 	private static final System.Logger log = System.getLogger(QuorumLockEngine.class.getName());
 
@@ -106,8 +107,8 @@ record EngineSettings(List<RedisURI> nodes, List<RedisURI> clusterSeeds, String 
 		return new EngineSettings(List.copyOf(all), List.copyOf(b.clusterSeeds), b.keyPrefix, effective,
 				Map.copyOf(b.instances), b.nodeTimeout, b.clockDriftFactor, b.retryMin, b.retryMax,
 				List.copyOf(b.listeners), b.clientResources, b.nanoClock, b.onLeaseLost, guard, b.syncReplicas,
-				b.fencingCounterTtl, b.maxKeyLength, b.sslOptions, b.asyncExecutor,
-				java.util.Set.copyOf(b.freshRunIds));
+				b.fencingCounterTtl, b.maxKeyLength, b.sslOptions, b.asyncExecutor, Set.copyOf(b.freshRunIds),
+				b.evictionAllowed);
 	}
 
 	private static void checkCluster(EngineBuilder b, List<RedisURI> nodes) {

@@ -79,8 +79,8 @@ final class ExtensionRound {
 		CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
 		Voters voters = this.voters.of(lease.request());
 		for (int i = 0; i < rounds.length; i++) {
-			rounds[i] = renewal ? voters.renew(keys.get(i), lease.token(), leaseMillis)
-					: voters.extend(keys.get(i), lease.token(), leaseMillis);
+			rounds[i] = renewal ? voters.renew(keys.get(i), lease.token(i), leaseMillis)
+					: voters.extend(keys.get(i), lease.token(i), leaseMillis);
 		}
 		// the rounds never complete exceptionally: each completes with its tally
 		return CompletableFuture.allOf(rounds).thenApply((ok) -> {

@@ -117,7 +117,7 @@ final class Fencing {
 		AtomicLong max = new AtomicLong(Long.MIN_VALUE);
 		CompletableFuture<?>[] increments = new CompletableFuture<?>[keys.size()];
 		for (int i = 0; i < increments.length; i++) {
-			increments[i] = this.voters.fenceIncrement(keys.get(i), lease.token(), this.counterTtlMillis, max);
+			increments[i] = this.voters.fenceIncrement(keys.get(i), lease.token(i), this.counterTtlMillis, max);
 		}
 		return CompletableFuture.allOf(increments).thenCompose((ok) -> {
 			check(lease, increments, "incremented");
@@ -128,7 +128,7 @@ final class Fencing {
 			String value = Long.toString(token);
 			CompletableFuture<?>[] raises = new CompletableFuture<?>[keys.size()];
 			for (int i = 0; i < raises.length; i++) {
-				raises[i] = this.voters.fenceRaise(keys.get(i), lease.token(), value, this.counterTtlMillis);
+				raises[i] = this.voters.fenceRaise(keys.get(i), lease.token(i), value, this.counterTtlMillis);
 			}
 			return CompletableFuture.allOf(raises).thenApply((done) -> {
 				check(lease, raises, "raised");

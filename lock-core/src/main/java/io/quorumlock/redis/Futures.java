@@ -6,6 +6,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisNoScriptException;
 import io.quorumlock.LeaseLostException;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.QuorumUnavailableException;
@@ -104,6 +105,22 @@ final class Futures {
 	 */
 	static boolean withoutReply(Throwable error) {
 		return error != null && !(unwrap(error) instanceof RedisCommandExecutionException);
+	}
+
+	/**
+	 * Whether a script was refused with NOSCRIPT: the server forgot it, it did not run.
+	 */
+	static boolean isNoScript(Throwable error) {
+		Throwable t = (error != null) ? unwrap(error) : null;
+		return t instanceof RedisNoScriptException || (t instanceof RedisCommandExecutionException
+				&& t.getMessage() != null && t.getMessage().startsWith("NOSCRIPT"));
+	}
+
+	/**
+	 * Whether a command may not have run: it failed without a reply, or with NOSCRIPT.
+	 */
+	static boolean mayNotHaveRun(Throwable error) {
+		return withoutReply(error) || isNoScript(error);
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.quorumlock.redis;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 
@@ -37,9 +38,9 @@ final class LeakScan {
 	 * @param ready completes once the connections the scan needs are open
 	 */
 	static CompletableFuture<List<String>> keysWithoutTtl(RedisClusterAsyncCommands<String, String> commands,
-			CompletableFuture<Void> ready, Executor executor, String pattern, int limit, int maxScans) {
+			CompletionStage<Void> ready, Executor executor, String pattern, int limit, int maxScans) {
 		LeakScan scan = new LeakScan(commands, executor, limit);
-		return ready
+		return ready.toCompletableFuture()
 			.thenComposeAsync(
 					(ok) -> scan.scan(ScanCursor.INITIAL, ScanArgs.Builder.matches(pattern).limit(1000), maxScans),
 					executor)

@@ -14,7 +14,8 @@ import java.util.concurrent.CompletableFuture;
  * on every node in parallel. A key extended on a quorum was held by this token on each of
  * those nodes since its SET (a token is set once and never comes back after an expiry or
  * a delete), so no other client can have held it on a quorum meanwhile; its validity is
- * then measured from the start of this round.
+ * then measured from the start of this round. Each key is proven with the token of the
+ * round that won it, which no other round of this acquisition ever used.
  */
 final class MultiKeyProof {
 
@@ -42,15 +43,16 @@ final class MultiKeyProof {
 	 * Run the proof round on {@code earlier}, the keys before the last.
 	 * @param lastUntil the validity of the last key, from its own round
 	 */
-	static CompletableFuture<Outcome> run(Acquirer parts, List<String> earlier, String token, long leaseMillis,
+	static CompletableFuture<Outcome> run(Acquirer parts, List<String> earlier, String[] tokens, long leaseMillis,
 			long leaseNanos, long lastUntil) {
 		String leaseArg = Long.toString(leaseMillis);
 		long proofStart = parts.timers.nanoTime();
-		CompletableFuture<?>[] rounds = earlier.stream()
+		CompletableFuture<?>[] rounds = new CompletableFuture<?>[earlier.size()];
+		for (int i = 0; i < rounds.length; i++) {
 			// a write a later grant relies on: with sync-replicas it waits for the
-			// replicas too
-			.map((key) -> parts.voters.extend(key, token, leaseArg))
-			.toArray(CompletableFuture[]::new);
+			// replicas too; each key with the token of the round that won it
+			rounds[i] = parts.voters.extend(earlier.get(i), tokens[i], leaseArg);
+		}
 		return CompletableFuture.allOf(rounds).handle((ok, error) -> {
 			long now = parts.timers.nanoTime();
 			long until = Math.min(lastUntil, parts.validity.validUntil(proofStart, leaseNanos));

@@ -32,6 +32,8 @@ abstract sealed class NodeSettingsBuilder permits TimingSettingsBuilder {
 
 	int syncReplicas;
 
+	boolean evictionAllowed;
+
 	NodeSettingsBuilder() {
 	}
 
@@ -53,10 +55,10 @@ abstract sealed class NodeSettingsBuilder permits TimingSettingsBuilder {
 
 	/**
 	 * Masters an operator declares brand new, by the {@code run_id} of their server
-	 * process ({@code INFO server}): the restart guard lets them vote at once while that
-	 * process lasts. Safe only when no client of these masters was granted a lease before
-	 * those processes started (a new deployment): a restart gives the server a new
-	 * run_id, and the guard applies to it again.
+	 * process ({@code INFO server}): the restart guard writes their dataset marker at
+	 * once instead of holding them back. Safe only when no client of these masters was
+	 * granted a lease before those processes started (a new deployment): a restart gives
+	 * the server a new run_id, and the guard applies to it again if it lost its data.
 	 * @param runIds run_ids of server processes that started empty with no lease ever
 	 * granted on these masters
 	 * @return this builder
@@ -68,6 +70,20 @@ abstract sealed class NodeSettingsBuilder permits TimingSettingsBuilder {
 			}
 			this.freshRunIds.add(runId.trim());
 		}
+		return self();
+	}
+
+	/**
+	 * Whether a master that can evict lock keys (a {@code maxmemory} limit with a
+	 * {@code maxmemory-policy} other than {@code noeviction}) still counts: by default it
+	 * does not vote (quorum mode) or refuses grants (single mode), since under memory
+	 * pressure it drops held lock keys, which have a TTL, and grants them again. Accept
+	 * it only where memory pressure cannot happen.
+	 * @param allowed whether evicting masters count
+	 * @return this builder
+	 */
+	public QuorumLockEngine.Builder allowEvictingMasters(boolean allowed) {
+		this.evictionAllowed = allowed;
 		return self();
 	}
 

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.quorumlock.LockException;
@@ -85,7 +84,7 @@ final class PermitAcquisition {
 	/** Try every slot once, from a random one. */
 	private void pass() {
 		this.passes++;
-		trySlot(ThreadLocalRandom.current().nextInt(this.permits), 0);
+		trySlot(this.parts.timers.nextInt(this.permits), 0);
 	}
 
 	private void trySlot(int slot, int tried) {

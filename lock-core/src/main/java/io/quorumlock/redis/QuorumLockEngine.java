@@ -1,6 +1,8 @@
 package io.quorumlock.redis;
 
 import java.security.SecureRandom;
+import java.util.Random;
+import java.util.concurrent.Executor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -44,7 +46,10 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 	private final Listeners listener;
 
-	private final EngineTimers timers;
+	private final Timers timers;
+
+	/** The engine's own timers, closed with it; null when a test supplies them. */
+	private final EngineTimers ownTimers;
 
 	private final Connections connections;
 
@@ -62,18 +67,26 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 	private final Voters voters;
 
-	QuorumLockEngine(EngineSettings settings) {
-		this.threads = new CallerThreads((settings.asyncExecutor() != null) ? settings.asyncExecutor()
-				: new CompletableFuture<Void>().defaultExecutor());
+	/**
+	 * @param runtime what a test supplies the engine to run on (its timers, randomness
+	 * and transports), or null for its own threads, a {@code SecureRandom} and Lettuce
+	 */
+	QuorumLockEngine(EngineSettings settings, EngineRuntime runtime) {
+		Executor async = (runtime != null) ? runtime.async() : (settings.asyncExecutor() != null)
+				? settings.asyncExecutor() : new CompletableFuture<Void>().defaultExecutor();
+		this.threads = new CallerThreads(async);
 		this.listener = new Listeners(settings.listeners(), this.threads);
-		this.timers = new EngineTimers(this.threads, settings.nanoClock(), settings.retryMin().toNanos(),
-				settings.retryMax().toNanos());
-		this.connections = new Connections(settings, this.timers.scheduler(), this.listener);
+		this.ownTimers = (runtime != null) ? null : new EngineTimers(this.threads, settings.nanoClock(),
+				settings.retryMin().toNanos(), settings.retryMax().toNanos());
+		this.timers = (runtime != null) ? runtime.timers() : this.ownTimers;
+		Random random = (runtime != null) ? runtime.random() : new SecureRandom();
+		this.connections = new Connections(settings, this.timers, this.listener, random,
+				(runtime != null) ? runtime.transports() : null);
 		this.guard = settings.guard();
-		HeldBack heldBack = new HeldBack(this.guard.nanos(), this.connections.sameServer(), settings.freshRunIds());
+		HeldBack heldBack = new HeldBack(this.connections.sameServer(), settings.evictionAllowed());
 		long nodeTimeoutNanos = settings.nodeTimeout().toNanos();
 		this.voters = new RedisVoters(this.connections.nodes(), heldBack, this.timers, this.listener,
-				settings.syncReplicas(), nodeTimeoutNanos);
+				settings.syncReplicas(), nodeTimeoutNanos, this.connections.markerKey());
 		Losses losses = new Losses(this.listener);
 		Validity validity = new Validity(settings.clockDriftFactor());
 		this.releaser = new Releaser(this.voters, this.gates, this.listener, this.timers, this.threads, losses,
@@ -85,13 +98,13 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 				watchdog, this.listener, this.releaser,
 				new Leases(this.releaser, fencing, this.timers,
 						new Extender(watchdog, losses, this.threads, this.timers, settings.nodeTimeout(), this.guard)),
-				nodeTimeoutNanos, new Tokens(new SecureRandom()));
+				nodeTimeoutNanos, new Tokens(random));
 		this.resolver = new RequestResolver(settings);
 		this.requests = new Requests(this.resolver, new Reentry(this.gates, losses), acquirer, this.releaser,
 				this.threads);
 		this.status = new EngineStatus(this.connections.nodes(), heldBack, this.voters, this.gates, this.timers,
 				settings.keyPrefix());
-		String refusal = this.connections.start(this.timers.scheduler());
+		String refusal = this.connections.start();
 		if (refusal != null) {
 			close();
 			throw new IllegalArgumentException(refusal);
@@ -210,7 +223,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	}
 
 	ScheduledExecutorService scheduler() {
-		return this.timers.scheduler();
+		return this.ownTimers.scheduler();
 	}
 
 	LocalGates gates() {
@@ -223,11 +236,15 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	 */
 	@Override
 	public void close() {
-		this.timers.close();
-		this.listener.close();
 		boolean interrupted = false;
+		if (this.ownTimers != null) {
+			this.ownTimers.close();
+		}
+		this.listener.close();
 		try {
-			this.timers.awaitTermination();
+			if (this.ownTimers != null) {
+				this.ownTimers.awaitTermination();
+			}
 		}
 		catch (InterruptedException ex) {
 			interrupted = true;

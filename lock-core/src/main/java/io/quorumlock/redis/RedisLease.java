@@ -14,8 +14,9 @@ import io.quorumlock.LeaseLostException;
 import io.quorumlock.Lease;
 
 /**
- * A lease granted by {@link QuorumLockEngine}: the token that owns its keys on the nodes
- * and the instant until which the grant is valid.
+ * A lease granted by {@link QuorumLockEngine}: the tokens that own its keys on the nodes
+ * (each key's own, from the round that won it) and the instant until which the grant is
+ * valid.
  */
 final class RedisLease implements Lease {
 
@@ -45,7 +46,8 @@ final class RedisLease implements Lease {
 
 	private final ResolvedRequest request;
 
-	private final String token;
+	/** Per key, in the order of the request's Redis keys, the token that holds it. */
+	private final String[] tokens;
 
 	private final long acquiredAt;
 
@@ -92,10 +94,10 @@ final class RedisLease implements Lease {
 	 */
 	private volatile CompletableFuture<Long> fencing;
 
-	RedisLease(Leases leases, ResolvedRequest request, String token, long acquiredAt, long validUntil) {
+	RedisLease(Leases leases, ResolvedRequest request, String[] tokens, long acquiredAt, long validUntil) {
 		this.leases = leases;
 		this.request = request;
-		this.token = token;
+		this.tokens = tokens;
 		this.acquiredAt = acquiredAt;
 		this.validUntil = validUntil;
 		this.longestLeaseNanos = request.lease().toNanos();
@@ -106,8 +108,9 @@ final class RedisLease implements Lease {
 		return this.request;
 	}
 
-	String token() {
-		return this.token;
+	/** The token that holds the request's Redis key at {@code index}. */
+	String token(int index) {
+		return this.tokens[index];
 	}
 
 	long acquiredAt() {

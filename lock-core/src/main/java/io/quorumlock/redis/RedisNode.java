@@ -1,60 +1,92 @@
 package io.quorumlock.redis;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
-import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.RedisConnectionException;
 
 /**
- * One Redis master: a command connection and, when a waiter needs it, a pub/sub
- * connection ({@link PubSub}), made in the background and retried until they succeed
- * ({@link Reconnector}). A node that is down is not an error: its commands fail at once
- * ("rejected while disconnected") instead of being buffered, so a dead node costs nothing
- * and a slow one at most the node timeout. Both kinds of node share this base: the script
- * probe ({@link ScriptProbe}), the releases and undos sent again once the node is back
- * ({@link Redos}), the leak scan ({@link LeakScan}); a {@link StandaloneNode} is one
- * server, a {@link ClusterNode} a whole Redis Cluster.
+ * One Redis master (or, in single mode, a whole Redis Cluster) as the engine sees it,
+ * whatever carries its commands ({@link Transport}): a command connection and, when a
+ * waiter needs it, a pub/sub connection ({@link PubSub}), made in the background and
+ * retried until they succeed ({@link Reconnector}). A node that is down is not an error:
+ * its commands fail at once instead of being buffered, so a dead node costs nothing and a
+ * slow one at most the node timeout. It sends the releases and undos it failed again once
+ * back ({@link Redos}), probes its ACL ({@link ScriptProbe}) and, when it is one server,
+ * knows its state ({@link ServerState}).
  * <p>
- * Every disconnect and reconnect of the command connection starts a new connection
- * {@link #epoch() epoch}. Lettuce sends the commands in flight when a connection dropped
- * again after it reconnects, possibly to a new, empty server; so an answer is a vote only
- * if the epoch it was sent in is still current when it comes back
- * ({@link #sameConnection(long)}).
+ * Every disconnect and reconnect of any of its command connections, and every NOSCRIPT
+ * answer, starts a new connection {@link #epoch() epoch}. Lettuce sends the commands in
+ * flight when a connection dropped again after it reconnects, possibly to a new, empty
+ * server; so an answer is a vote only if the epoch it was sent in is still current when
+ * it comes back ({@link #sameConnection(long)}). In each epoch every script is loaded on
+ * every connection, and the node's state read, before the node votes: scripts run only by
+ * {@code EVALSHA}, and a NOSCRIPT is a fault recovered by a new epoch, never a re-send of
+ * the text that could land behind later commands.
  */
-abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits StandaloneNode, ClusterNode {
+final class RedisNode implements Node, Channels, AutoCloseable {
 
-	private final String address;
+	/** Every script, shared ones too: loaded on each connection in each epoch. */
+	static final Script[] SCRIPTS = { Script.ACQUIRE, Script.RELEASE, Script.EXTEND, Script.EXTEND_MANY, Script.HOLD,
+			Script.FENCE_INCREMENT, Script.FENCE_RAISE, Script.FORCE_RELEASE, Script.GUARD_READ, Script.GUARD_PROMOTE,
+			SharedScripts.ACQUIRE, SharedScripts.EXTEND, SharedScripts.RELEASE, SharedScripts.HOLD,
+			SharedScripts.INTENT };
 
-	private final AbstractRedisClient client;
+	/** How often the state of a voting node is read again (eviction policy, guard). */
+	private static final int STATE_EVERY = 10;
 
-	final ScheduledExecutorService scheduler;
+	private final Transport transport;
 
-	final LongSupplier nanoClock;
+	private final Timers timers;
+
+	private final NodeContext context;
 
 	/**
-	 * The connection epoch: bumped on every disconnect and every reconnect of the command
+	 * The connection epoch: bumped on every disconnect and every reconnect of a command
 	 * connection, on the I/O thread that sees it, before any command is sent again on the
-	 * new connection and so before any answer comes back on it.
+	 * new connection and so before any answer comes back on it; and on a NOSCRIPT.
 	 */
 	private final AtomicLong epoch = new AtomicLong();
 
-	private volatile StatefulConnection<String, String> connection;
+	private final Link.Events events = new Link.Events() {
+
+		@Override
+		public void disconnected() {
+			newEpoch();
+		}
+
+		@Override
+		public void reconnected() {
+			// a reconnect: the server may be a new process; Lettuce may send again what
+			// was in flight, but no answer from before counts now
+			newEpoch();
+			RedisNode.this.timers.execute(RedisNode.this::prepare);
+		}
+
+	};
+
+	private volatile Link link;
+
+	/** The connection for writes followed by {@code WAIT}; null until opened, if used. */
+	private volatile Link replicated;
+
+	/** The epoch in which every script was loaded on every connection; -1 if none. */
+	private volatile long readyEpoch = -1;
+
+	/** Why the scripts could not be loaded in the last attempt, else null. */
+	private volatile String notLoaded;
 
 	private volatile boolean closed;
 
 	/** Last round-trip time, for status. */
 	private volatile long lastLatencyNanos = -1;
+
+	private int maintained;
 
 	private final Redos redos;
 
@@ -62,64 +94,35 @@ abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits
 
 	private final Reconnector reconnector;
 
-	private final NodeCommands commands;
+	private final ScriptProbe probe;
 
-	RedisNode(String address, AbstractRedisClient client, NodeContext context) {
-		this.address = address;
-		this.client = client;
-		this.scheduler = context.scheduler();
-		this.nanoClock = context.nanoClock();
-		this.redos = new Redos((redo) -> eval(redo.script(), redo.key(), redo.args()), this.nanoClock, this.scheduler,
-				this::isConnected, this::isClosed, this::epoch);
-		this.pubSub = new PubSub(this::connectPubSub, context.onMessage(), this.scheduler, this::isClosed);
-		this.reconnector = new Reconnector(
-				(task, delay) -> this.scheduler.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS),
-				(error) -> context.onError().accept(this.address, error), this::isClosed);
-		this.commands = new NodeCommands(new ScriptProbe(context.probeKey()), this.reconnector);
+	/** Null for a whole cluster: it answers for no one server. */
+	private final ServerState state;
+
+	RedisNode(Transport transport, NodeContext context) {
+		this.transport = transport;
+		this.context = context;
+		this.timers = context.timers();
+		LongSupplier clock = this.timers::nanoTime;
+		this.redos = new Redos((redo) -> watched(eval(redo.script(), redo.key(), redo.args())), clock,
+				this.timers::execute, this::isConnected, this::isClosed, this::epoch);
+		this.pubSub = new PubSub(transport, context.onMessage(), this.timers::execute, this::isClosed);
+		this.reconnector = new Reconnector((task, delay) -> this.timers.schedule(task, delay.toNanos()),
+				(error) -> context.onError().accept(transport.address(), error), this::isClosed);
+		this.probe = new ScriptProbe(context.probeKey());
+		this.state = transport.isOneServer() ? new ServerState(context.guardKeys(), this::epoch, clock, context.guard(),
+				context.clockDriftFactor(), context.freshRunIds(), context.ids()) : null;
 	}
-
-	/** Open the command connection. */
-	abstract CompletableFuture<? extends StatefulConnection<String, String>> connectCommands();
-
-	/** The commands of a connection {@link #connectCommands()} opened. */
-	abstract RedisClusterAsyncCommands<String, String> commandsOf(StatefulConnection<String, String> connection);
-
-	/** What a new command connection needs once the scripts are probed. */
-	abstract CompletableFuture<Void> afterConnect(StatefulConnection<String, String> connection);
-
-	/** Open a pub/sub connection. */
-	abstract CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connectPubSub();
-
-	/** Whether commands can be sent now. */
-	abstract boolean isConnected();
-
-	/** The entry as a URI without credentials, for messages. */
-	abstract String uriText();
-
-	/** How long the server has been up, as last read; negative while unknown. */
-	abstract long uptimeNanos();
-
-	/** The server's {@code run_id} on the connection open now; null while unknown. */
-	abstract String runId();
-
-	/** Whether the server is known to have been up {@code rejoinDelayNanos} (0: off). */
-	abstract boolean isVoting(long rejoinDelayNanos);
-
-	/** Read the server's start again if it is unknown on a live connection. */
-	abstract void refreshIfUnknown();
-
-	/** {@code SET NX PX} then {@code WAIT} ({@link ReplicatedWrites}). */
-	abstract CompletableFuture<String> setIfAbsent(String key, String token, long leaseMillis, int replicas,
-			long timeoutMillis);
-
-	/** A script then, if {@code wrote}, {@code WAIT} ({@link ReplicatedWrites}). */
-	abstract CompletableFuture<Long> evalReplicated(Script script, String[] keys, Predicate<Long> wrote, int replicas,
-			long timeoutMillis, String... args);
 
 	/** Host and port, never credentials. */
 	@Override
 	public String address() {
-		return this.address;
+		return this.transport.address();
+	}
+
+	/** The entry as a URI without credentials, for messages. */
+	String uriText() {
+		return this.transport.uriText();
 	}
 
 	@Override
@@ -132,8 +135,8 @@ abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits
 		return this.epoch.get() == epoch;
 	}
 
-	/** A disconnect or a reconnect of the command connection: a new epoch. */
-	void newEpoch() {
+	/** A disconnect, a reconnect or a NOSCRIPT: a new epoch. */
+	private void newEpoch() {
 		this.epoch.incrementAndGet();
 	}
 
@@ -150,14 +153,17 @@ abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits
 		return this.closed;
 	}
 
-	/** The command connection, null until connected. */
-	StatefulConnection<String, String> connection() {
-		return this.connection;
+	/** Whether commands can be sent now. */
+	boolean isConnected() {
+		Link l = this.link;
+		return l != null && l.isOpen();
 	}
 
-	/** The commands, null until connected. */
-	RedisClusterAsyncCommands<String, String> commands() {
-		return this.commands.get();
+	/**
+	 * Whether renewals due on this node may go as one script call ({@link RenewalBatch}).
+	 */
+	boolean batchesRenewals() {
+		return this.transport.isOneServer() && !this.context.replicatedWrites();
 	}
 
 	/** Redis's or the network's text for the last failed connection attempt, or null. */
@@ -174,37 +180,196 @@ abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits
 	 * @return the first attempt, completing normally whether it connected or not
 	 */
 	CompletableFuture<Void> connect() {
-		return this.reconnector.connect(() -> connectCommands().thenCompose((conn) -> {
+		return this.reconnector.connect(() -> this.transport.connect(this.events).thenCompose((opened) -> {
 			if (this.closed) {
-				conn.closeAsync();
+				opened.close();
 				return CompletableFuture.<Void>completedFuture(null);
 			}
-			this.connection = conn;
-			RedisClusterAsyncCommands<String, String> c = commandsOf(conn);
-			this.commands.use(c);
+			this.link = opened;
+			newEpoch();
 			this.reconnector.connected();
-			// Load the scripts now so that the first EVALSHA finds them (on a cluster
-			// Lettuce loads them on every master).
-			for (Script script : Script.ALL) {
-				c.scriptLoad(script.text());
+			if (!this.context.replicatedWrites() || this.replicated != null) {
+				return prepare();
 			}
-			return probeScripts().thenCompose((probed) -> afterConnect(conn));
+			return this.transport.connect(this.events).thenCompose((second) -> {
+				this.replicated = second;
+				newEpoch();
+				return prepare();
+			});
 		}));
 	}
 
-	/** Run the script permission probe, if connected. */
-	CompletableFuture<Void> probeScripts() {
-		return this.closed ? CompletableFuture.completedFuture(null) : this.commands.probe();
+	/**
+	 * Make the epoch open now ready to vote: load every script on every connection, then
+	 * probe the ACL, read the server's state and send the pending redos. Completes
+	 * normally whatever happened; a step that failed is tried again by {@link #maintain}.
+	 */
+	private CompletableFuture<Void> prepare() {
+		Link l = this.link;
+		if (l == null || this.closed) {
+			return CompletableFuture.completedFuture(null);
+		}
+		long loading = this.epoch.get();
+		Link second = this.replicated;
+		CompletableFuture<?>[] loads = new CompletableFuture<?>[SCRIPTS.length * ((second != null) ? 2 : 1)];
+		for (int i = 0; i < SCRIPTS.length; i++) {
+			loads[i] = l.scriptLoad(SCRIPTS[i].text()).toCompletableFuture();
+			if (second != null) {
+				loads[SCRIPTS.length + i] = second.scriptLoad(SCRIPTS[i].text()).toCompletableFuture();
+			}
+		}
+		return CompletableFuture.allOf(loads).handle((ok, error) -> {
+			if (error != null) {
+				this.notLoaded = Futures.reason(error);
+				return false;
+			}
+			this.notLoaded = null;
+			if (this.epoch.get() != loading) {
+				return false; // another epoch began meanwhile: its own preparation loads
+			}
+			this.readyEpoch = loading;
+			return true;
+		}).thenCompose((ready) -> {
+			if (!ready) {
+				return CompletableFuture.completedFuture(null);
+			}
+			CompletableFuture<Void> probed = this.probe
+				.probe((script, key, args) -> eval(script, new String[] { key }, args));
+			return CompletableFuture.allOf(probed, readState()).thenRun(this.redos::redoPending);
+		});
+	}
+
+	/** Whether every script was loaded on every connection in the epoch open now. */
+	boolean isReady() {
+		return this.readyEpoch == this.epoch.get();
+	}
+
+	/**
+	 * Whether the node may vote as far as it knows by itself: ready, and, when it is one
+	 * server, its state read in this epoch, its data trusted by the restart guard, and no
+	 * eviction policy that could drop lock keys unless {@code evictionAllowed}.
+	 */
+	boolean votes(boolean evictionAllowed) {
+		if (this.readyEpoch != this.epoch.get()) {
+			return false;
+		}
+		return this.state == null || (this.state.isTrusted() && (evictionAllowed || this.state.evicting() == null));
+	}
+
+	/** Why {@link #votes} is false as far as the node goes, for messages; else null. */
+	String notVoting(boolean evictionAllowed) {
+		if (!isConnected()) {
+			String last = lastConnectFailure();
+			return "not connected" + ((last != null) ? ", last attempt: " + last : "");
+		}
+		if (!isReady()) {
+			return "its lock scripts are not loaded on this connection yet"
+					+ ((this.notLoaded != null) ? " (" + this.notLoaded + ")" : "");
+		}
+		if (this.state == null) {
+			return null;
+		}
+		if (!this.state.isKnown()) {
+			return "held back until its state (INFO, dataset marker) is read on this connection";
+		}
+		String held = this.state.heldBackReason();
+		if (held != null) {
+			return held;
+		}
+		String policy = this.state.evicting();
+		if (policy != null && !evictionAllowed) {
+			return "evicting: maxmemory-policy " + policy + " with a maxmemory limit can drop held lock keys "
+					+ "under memory pressure; set maxmemory-policy noeviction, or accept it with "
+					+ "quorumlock.allow-evicting-masters=true";
+		}
+		return null;
+	}
+
+	/** The server's state, or null for a whole cluster. */
+	ServerState state() {
+		return this.state;
+	}
+
+	/** The server's {@code run_id} on the connection open now; null while unknown. */
+	String runId() {
+		return (this.state != null) ? this.state.runId() : null;
+	}
+
+	/** How long the server has been up, by its own account; negative while unknown. */
+	long uptimeNanos() {
+		return (this.state != null) ? this.state.uptimeNanos() : -1;
+	}
+
+	/**
+	 * Read the server's state on the connection open now, and again when a hold-back
+	 * ends.
+	 */
+	private CompletableFuture<Void> readState() {
+		Link l = this.link;
+		if (this.state == null || l == null || this.closed) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return this.state.read(new ServerState.Server() {
+
+			@Override
+			public CompletionStage<String> info(String section) {
+				return l.info(section);
+			}
+
+			@Override
+			public CompletionStage<List<Object>> eval(Script script, String[] keys, String... args) {
+				return evalList(script, keys, args);
+			}
+
+		}, this::recordLatency).thenRun(() -> {
+			long held = this.state.heldBackNanos();
+			if (held > 0 && this.state.isKnown()) {
+				this.timers.schedule(this::refreshState, held + TimeUnit.MILLISECONDS.toNanos(1));
+			}
+		});
+	}
+
+	/** Read the state again unless a read is in flight. */
+	private void refreshState() {
+		if (this.state != null && !this.state.isReading() && isConnected() && !this.closed) {
+			readState();
+		}
+	}
+
+	/** A granting script found no dataset marker: the data was lost, read again. */
+	void dataLost(long epoch) {
+		if (this.state != null) {
+			this.state.dataLost(epoch);
+			this.timers.execute(this::refreshState);
+		}
+	}
+
+	/**
+	 * A NOSCRIPT answer: the server forgot the scripts (a restart or a failover behind an
+	 * address without a dropped connection, {@code SCRIPT FLUSH}). What is in flight is
+	 * no longer a vote, and the scripts are loaded again before the node votes.
+	 */
+	void scriptsLost() {
+		newEpoch();
+		this.timers.execute(this::prepare);
 	}
 
 	/** The failure of a grant while this user may not run the lock scripts, else null. */
 	<T> CompletableFuture<T> refused() {
-		return this.commands.refused();
+		return this.probe.refused();
 	}
 
-	/** {@code SET key token NX PX lease} ({@link NodeCommands}). */
+	/**
+	 * {@code SET key token NX PX lease}: completes with the reply, which
+	 * {@link #isSet(String)} reads as set, or not set because the key exists.
+	 */
 	CompletionStage<String> setIfAbsent(String key, String token, long leaseMillis) {
-		return this.commands.setIfAbsent(key, token, leaseMillis);
+		Link l = this.link;
+		if (l == null) {
+			return notConnected();
+		}
+		CompletableFuture<String> refused = refused();
+		return (refused != null) ? refused : l.setIfAbsent(key, token, leaseMillis);
 	}
 
 	/** Whether a {@code SET NX} reply says the key was set. */
@@ -212,27 +377,89 @@ abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits
 		return "OK".equals(reply);
 	}
 
-	/** The uptime line of {@code INFO server}; see {@link ServerStart}. */
-	static long parseUptimeSeconds(String info) {
-		return ServerStart.parseUptimeSeconds(info);
+	/** A script by EVALSHA. */
+	CompletionStage<Long> eval(Script script, String key, String... args) {
+		return eval(script, new String[] { key }, args);
 	}
 
-	SetArgs setArgs(long leaseMillis) {
-		return this.commands.setArgs(leaseMillis);
+	/** A script by EVALSHA, only once the scripts are loaded in the epoch open now. */
+	CompletionStage<Long> eval(Script script, String[] keys, String... args) {
+		Link l = this.link;
+		if (l == null) {
+			return notConnected();
+		}
+		if (this.readyEpoch != this.epoch.get()) {
+			return notLoaded();
+		}
+		return l.evalsha(script.sha1(), keys, args);
 	}
 
-	/** A script by EVALSHA ({@link NodeCommands}). */
-	CompletableFuture<Long> eval(Script script, String key, String... args) {
-		return this.commands.eval(script, new String[] { key }, args);
+	/** A script answering an array, by EVALSHA, once the scripts are loaded. */
+	CompletionStage<List<Object>> evalList(Script script, String[] keys, String... args) {
+		Link l = this.link;
+		if (l == null) {
+			return notConnected();
+		}
+		if (this.readyEpoch != this.epoch.get()) {
+			return notLoaded();
+		}
+		return l.evalshaList(script.sha1(), keys, args);
 	}
 
-	CompletableFuture<Long> eval(Script script, String[] keys, String... args) {
-		return this.commands.eval(script, keys, args);
+	/** A grant refused while the scripts are not loaded in this epoch: sent nowhere. */
+	private <T> CompletableFuture<T> notLoaded() {
+		return CompletableFuture.failedFuture(new RedisConnectionException(
+				"the lock scripts are not loaded on this connection yet (a new connection, or the server forgot "
+						+ "them)" + ((this.notLoaded != null) ? ": " + this.notLoaded : "")));
+	}
+
+	/**
+	 * A command sent outside a round (a redo): a NOSCRIPT answer is a fault of the node,
+	 * as it is in a round.
+	 */
+	private CompletableFuture<Long> watched(CompletionStage<Long> reply) {
+		CompletableFuture<Long> future = reply.toCompletableFuture();
+		future.whenComplete((value, error) -> {
+			if (Futures.isNoScript(error)) {
+				scriptsLost();
+			}
+		});
+		return future;
 	}
 
 	/** A compare-and-delete, sent again while {@code aliveNanos} last ({@link Redos}). */
 	CompletableFuture<Long> evalRedone(Script script, long aliveNanos, String key, String... args) {
 		return this.redos.send(script, aliveNanos, key, args);
+	}
+
+	/** {@code SET NX PX} then {@code WAIT} on the replicated-writes connection. */
+	CompletableFuture<String> setIfAbsent(String key, String token, long leaseMillis, int replicas,
+			long timeoutMillis) {
+		Link second = this.replicated;
+		if (second == null || !isConnected()) {
+			return notConnected();
+		}
+		CompletableFuture<String> refused = refused();
+		if (refused != null) {
+			return refused;
+		}
+		return ReplicatedWrites.then(second, second.setIfAbsent(key, token, leaseMillis), RedisNode::isSet, replicas,
+				timeoutMillis);
+	}
+
+	/**
+	 * A script then, if {@code wrote}, {@code WAIT} on the replicated-writes connection.
+	 */
+	CompletableFuture<Long> evalReplicated(Script script, String[] keys, Predicate<Long> wrote, int replicas,
+			long timeoutMillis, String... args) {
+		Link second = this.replicated;
+		if (second == null || !isConnected()) {
+			return notConnected();
+		}
+		if (this.readyEpoch != this.epoch.get()) {
+			return notLoaded();
+		}
+		return ReplicatedWrites.then(second, second.evalsha(script.sha1(), keys, args), wrote, replicas, timeoutMillis);
 	}
 
 	/** On every reconnect and by the engine's periodic check ({@link Redos}). */
@@ -251,50 +478,58 @@ abstract sealed class RedisNode implements Node, Channels, AutoCloseable permits
 	}
 
 	/**
-	 * The engine's periodic care: read the server's start if unknown, send the pending
-	 * redos and the lost UNSUBSCRIBEs, as after a reconnect.
+	 * The engine's periodic care, every second: load the scripts if this epoch has not,
+	 * read the server's state if it is not trusted (and now and then anyway), send the
+	 * pending redos and the lost UNSUBSCRIBEs.
 	 */
 	void maintain() {
-		refreshIfUnknown();
+		if (isConnected() && !this.closed) {
+			if (!isReady()) {
+				prepare();
+			}
+			else if (this.state != null && !this.state.isReading()
+					&& (!this.state.isTrusted() || ++this.maintained % STATE_EVERY == 0)) {
+				readState();
+			}
+		}
 		this.redos.redoPending();
 		this.pubSub.unsubscribeUnwanted();
 	}
 
 	/**
-	 * Keys matching {@code pattern} without a TTL, by a bounded scan ({@link LeakScan}).
+	 * Keys under the prefix without a TTL (a lock key should never lack one), by a
+	 * bounded scan; the keys the engine keeps without a TTL on purpose (the dataset
+	 * marker and its pending record) are not among them.
 	 */
 	CompletableFuture<List<String>> keysWithoutTtl(String pattern, int limit, int maxScans) {
-		RedisClusterAsyncCommands<String, String> c = commands();
-		if (c == null) {
+		Link l = this.link;
+		if (l == null) {
 			return notConnected();
 		}
-		return LeakScan.keysWithoutTtl(c, scanReady(), this.scheduler, pattern, limit, maxScans);
-	}
-
-	/** Completes once the connections the leak scan uses are open. */
-	CompletableFuture<Void> scanReady() {
-		return CompletableFuture.completedFuture(null);
+		List<String> own = List.of(this.context.guardKeys());
+		return l.keysWithoutTtl(pattern, limit + own.size(), maxScans)
+			.toCompletableFuture()
+			.thenApply((keys) -> keys.stream().filter((key) -> !own.contains(key)).limit(limit).toList());
 	}
 
 	@Override
 	public void close() {
 		this.closed = true;
 		this.pubSub.close();
-		StatefulConnection<String, String> c = this.connection;
-		if (c != null) {
-			c.close();
+		Link l = this.link;
+		if (l != null) {
+			l.close();
 		}
-		closeOthers();
-		this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-	}
-
-	/** Close the connections of this kind of node beside the command and pub/sub ones. */
-	void closeOthers() {
+		Link second = this.replicated;
+		if (second != null) {
+			second.close();
+		}
+		this.transport.close();
 	}
 
 	@Override
 	public String toString() {
-		return this.address;
+		return address();
 	}
 
 }

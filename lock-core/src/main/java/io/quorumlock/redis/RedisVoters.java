@@ -12,8 +12,6 @@ import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-
 /**
  * {@link Voters} on Lettuce nodes: each round is a {@link Round} over the
  * {@link RedisNode}s, the voting ones held back as {@link HeldBack} says (checked when a
@@ -25,6 +23,14 @@ final class RedisVoters implements Voters {
 	static final Predicate<Long> ONE = (answer) -> answer == 1L;
 
 	private static final Predicate<Long> NOT_NEGATIVE = (answer) -> answer >= 0;
+
+	/** A guarded grant's answer ({@link Script#ACQUIRE}): -1 means the data was lost. */
+	static final Predicate<Long> GRANTED = (answer) -> {
+		if (answer < 0) {
+			throw NodeDataLostException.INSTANCE;
+		}
+		return answer == 1L;
+	};
 
 	/**
 	 * How late Redis may answer a {@code WAIT} past its own timeout: a server checks
@@ -49,6 +55,12 @@ final class RedisVoters implements Voters {
 
 	private final Predicate<RedisNode> votesNow;
 
+	/**
+	 * A grant's keys after the lock key: the dataset marker that the granting scripts
+	 * check under the restart guard; empty without a guard.
+	 */
+	private final String[] guardKeys;
+
 	private final SharedVoters shared = new SharedVoters(this);
 
 	/**
@@ -57,19 +69,32 @@ final class RedisVoters implements Voters {
 	 */
 	private final Map<RedisNode, RenewalBatch> renewals;
 
+	/**
+	 * @param markerKey the dataset marker the granting scripts check, or null without a
+	 * restart guard
+	 */
 	RedisVoters(List<RedisNode> nodes, HeldBack heldBack, Timers timers, Listeners listener, int syncReplicas,
-			long nodeTimeoutNanos) {
+			long nodeTimeoutNanos, String markerKey) {
 		this.nodes = nodes;
 		this.quorum = nodes.size() / 2 + 1;
 		this.heldBack = heldBack;
 		this.timers = timers;
-		this.onNodeError = (node, error) -> listener.onNodeError(node.address(), error);
+		this.guardKeys = (markerKey != null) ? new String[] { markerKey } : new String[0];
+		this.onNodeError = (node, error) -> {
+			if (error instanceof NodeDataLostException) {
+				node.dataLost(node.epoch()); // checked on the connection it was sent on
+			}
+			else if (Futures.isNoScript(error)) {
+				node.scriptsLost();
+			}
+			listener.onNodeError(node.address(), error);
+		};
 		this.syncReplicas = syncReplicas;
 		this.nodeTimeoutNanos = nodeTimeoutNanos;
 		this.votesNow = heldBack::votes;
 		Map<RedisNode, RenewalBatch> renewals = new IdentityHashMap<>();
 		for (RedisNode node : nodes) {
-			if (syncReplicas == 0 && node instanceof StandaloneNode) {
+			if (syncReplicas == 0 && node.batchesRenewals()) {
 				renewals.put(node, new RenewalBatch(this::onNextTick, (keys, args) -> extendMany(node, keys, args),
 						RenewalBatch.MAX_KEYS));
 			}
@@ -108,11 +133,22 @@ final class RedisVoters implements Voters {
 	 */
 	@Override
 	public CompletableFuture<Round.Tally> acquire(String key, String token, long leaseMillis) {
+		if (this.guardKeys.length > 0) {
+			return write(Script.ACQUIRE, grantKeys(key), ONE, GRANTED, token, Long.toString(leaseMillis));
+		}
 		if (this.syncReplicas == 0) {
 			return voting((node) -> node.setIfAbsent(key, token, leaseMillis), RedisNode::isSet, this.nodeTimeoutNanos);
 		}
 		return voting((node) -> node.setIfAbsent(key, token, leaseMillis, this.syncReplicas, waitMillis()),
 				RedisNode::isSet, writeRoundNanos());
+	}
+
+	/** A granting script's keys: the lock key, then the dataset marker if guarded. */
+	String[] grantKeys(String key) {
+		if (this.guardKeys.length == 0) {
+			return new String[] { key };
+		}
+		return new String[] { key, this.guardKeys[0] };
 	}
 
 	@Override
@@ -154,9 +190,8 @@ final class RedisVoters implements Voters {
 	}
 
 	/** One chunk of a node's renewal batch. */
-	private static CompletableFuture<List<Object>> extendMany(RedisNode node, String[] keys, String[] args) {
-		RedisClusterAsyncCommands<String, String> c = node.commands();
-		return (c != null) ? Evalsha.evalMulti(c, Script.EXTEND_MANY, keys, args) : node.notConnected();
+	private static CompletionStage<List<Object>> extendMany(RedisNode node, String[] keys, String[] args) {
+		return node.evalList(Script.EXTEND_MANY, keys, args);
 	}
 
 	@Override
@@ -242,9 +277,6 @@ final class RedisVoters implements Voters {
 	 */
 	private <T> CompletableFuture<Round.Tally> voting(Function<RedisNode, ? extends CompletionStage<T>> command,
 			Predicate<? super T> took, long timeoutNanos) {
-		if (this.heldBack.isOff()) {
-			return Round.run(this.nodes, this.quorum, command, took, timeoutNanos, null, this.timers, this.onNodeError);
-		}
 		return Round.run(this.nodes, this.quorum,
 				(node) -> this.heldBack.votes(node) ? command.apply(node)
 						: CompletableFuture.<T>failedFuture(this.heldBack.reason(node)),

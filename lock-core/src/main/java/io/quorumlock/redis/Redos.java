@@ -152,12 +152,13 @@ final class Redos {
 	}
 
 	private void replied(Redo command, Throwable error) {
-		if (!Futures.withoutReply(error) || this.closed.getAsBoolean()) {
+		if (!Futures.mayNotHaveRun(error) || this.closed.getAsBoolean()) {
 			return;
 		}
 		// only a timeout leaves the command on the connection; any other failure without
-		// a reply (refused while disconnected, lost with the connection) means it may
-		// never have reached Redis
+		// a reply (refused while disconnected, lost with the connection, a NOSCRIPT)
+		// means
+		// it may never have reached Redis, or did not run there
 		if (Futures.unwrap(error) instanceof RedisCommandTimeoutException && waitsOnTheConnection(command)) {
 			this.onConnection.add(command);
 			if (waitsOnTheConnection(command)) {

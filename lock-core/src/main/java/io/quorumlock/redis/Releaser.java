@@ -91,12 +91,12 @@ final class Releaser {
 		Voters voters = this.voters.of(lease.request());
 		CompletableFuture<?> done;
 		if (keys.size() == 1) {
-			done = end(voters, keys.get(0), lease.token(), keepMillis, leaseNanos);
+			done = end(voters, keys.get(0), lease.token(0), keepMillis, leaseNanos);
 		}
 		else {
 			CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
 			for (int i = 0; i < rounds.length; i++) {
-				rounds[i] = end(voters, keys.get(i), lease.token(), keepMillis, leaseNanos);
+				rounds[i] = end(voters, keys.get(i), lease.token(i), keepMillis, leaseNanos);
 			}
 			done = CompletableFuture.allOf(rounds);
 		}

@@ -5,10 +5,32 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /**
- * A Lua script and its SHA-1, run with EVALSHA and re-sent with EVAL only on NOSCRIPT.
- * Every script compares the owner token before it changes anything.
+ * A Lua script and its SHA-1, loaded on every connection of a node in every connection
+ * epoch before that connection votes ({@link RedisNode}) and run with EVALSHA; a NOSCRIPT
+ * answer is a fault the node recovers from (a new epoch, the scripts loaded again), never
+ * a re-send of the text that could land behind later commands. Every script that changes
+ * a lock key compares the owner token first; tokens are fresh for every round of an
+ * acquisition, so a stale command never matches a later grant.
  */
 record Script(String name, String text, String sha1) {
+
+	/**
+	 * A grant on a master under the restart guard: {@code SET NX PX} only while the
+	 * master's dataset marker is there, so a master that lost its data (restarted empty,
+	 * flushed, or another server behind its address) refuses to vote inside the very
+	 * script that would grant ({@link ServerState}). KEYS[1] lock key, KEYS[2] the
+	 * dataset marker; ARGV[1] token, ARGV[2] lease in milliseconds. Returns 1 if set, 0
+	 * if the key exists, -1 if the marker is missing (nothing written).
+	 */
+	static final Script ACQUIRE = of("acquire", """
+			if redis.call('exists', KEYS[2]) == 0 then
+				return -1
+			end
+			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+				return 1
+			end
+			return 0
+			""");
 
 	/**
 	 * Compare-and-delete. KEYS[1] lock key; ARGV[1] token, ARGV[2] release channel.
@@ -124,8 +146,59 @@ record Script(String name, String text, String sha1) {
 			return 0
 			""");
 
-	/** Every script, loaded on each node when it connects. */
-	static final Script[] ALL = { RELEASE, EXTEND, EXTEND_MANY, HOLD, FENCE_INCREMENT, FENCE_RAISE, FORCE_RELEASE };
+	/**
+	 * The restart guard's read of a master's dataset marker ({@link ServerState}).
+	 * KEYS[1] the dataset marker, KEYS[2] the pending record; ARGV[1] a new nonce,
+	 * ARGV[2] this engine's restart guard in milliseconds. Where the marker is there,
+	 * returns {1, dataset id, guard}; where it is not (the master lost its data), the
+	 * pending record names the loss by a nonce, created now by the first engine to see
+	 * it, and it returns {0, nonce, guard}. Either record keeps the longest guard any
+	 * engine of these masters has, raised to ARGV[2]; the guard returned is that.
+	 */
+	static final Script GUARD_READ = of("guard-read", """
+			local guard = tonumber(ARGV[2])
+			local record = KEYS[2]
+			local found = 0
+			local id = false
+			if redis.call('exists', KEYS[1]) == 1 then
+				record = KEYS[1]
+				found = 1
+				id = redis.call('hget', KEYS[1], 'id')
+			else
+				id = redis.call('hget', KEYS[2], 'nonce')
+				if not id then
+					id = ARGV[1]
+					redis.call('hset', KEYS[2], 'nonce', id)
+				end
+			end
+			local recorded = tonumber(redis.call('hget', record, 'guard') or '0')
+			if recorded < guard then
+				redis.call('hset', record, 'guard', ARGV[2])
+			else
+				guard = recorded
+			end
+			return {found, id, guard}
+			""");
+
+	/**
+	 * The end of a master's hold-back: write its dataset marker, if its data was not lost
+	 * again meanwhile. KEYS[1] the dataset marker, KEYS[2] the pending record; ARGV[1]
+	 * the nonce held back for, ARGV[2] a new dataset id, ARGV[3] the guard in
+	 * milliseconds. Returns {1, id} with the marker's id (the new one, or the one another
+	 * engine wrote first), or {0} when the pending record no longer holds the nonce (the
+	 * data was lost again: the hold-back starts over).
+	 */
+	static final Script GUARD_PROMOTE = of("guard-promote", """
+			if redis.call('exists', KEYS[1]) == 1 then
+				return {1, redis.call('hget', KEYS[1], 'id')}
+			end
+			if redis.call('hget', KEYS[2], 'nonce') ~= ARGV[1] then
+				return {0}
+			end
+			redis.call('hset', KEYS[1], 'id', ARGV[2], 'guard', ARGV[3])
+			redis.call('del', KEYS[2])
+			return {1, ARGV[2]}
+			""");
 
 	static Script of(String name, String text) {
 		try {

@@ -1,6 +1,7 @@
 package io.quorumlock.redis;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.RedisCommandExecutionException;
 
@@ -16,7 +17,7 @@ final class ScriptProbe {
 	/** Runs a script on the node, as {@code (script, key, args)}. */
 	interface Eval {
 
-		CompletableFuture<Long> eval(Script script, String key, String... args);
+		CompletionStage<Long> eval(Script script, String key, String... args);
 
 	}
 
@@ -33,6 +34,7 @@ final class ScriptProbe {
 	/** Run the probe; completes normally whatever it finds. */
 	CompletableFuture<Void> probe(Eval eval) {
 		return eval.eval(Script.RELEASE, this.probeKey, "-", LockKeys.channel(this.probeKey))
+			.toCompletableFuture()
 			.handle((result, error) -> {
 				String text = (error != null) ? Futures.reason(error) : null;
 				if (text == null || text.contains("NOPERM")) {

@@ -58,11 +58,17 @@ final class SharedScripts {
 			""";
 
 	/**
-	 * Shared grant. KEYS[1] lock key; ARGV[1] token, ARGV[2] lease in milliseconds.
-	 * Returns 1 if this token is now a shared holder, 0 if an exclusive holder has the
-	 * key or a waiting exclusive request's intent is there.
+	 * Shared grant. KEYS[1] lock key, KEYS[2] (under the restart guard) the master's
+	 * dataset marker; ARGV[1] token, ARGV[2] lease in milliseconds. Returns 1 if this
+	 * token is now a shared holder, 0 if an exclusive holder has the key or a waiting
+	 * exclusive request's intent is there, -1 if the dataset marker is missing (see
+	 * {@link Script#ACQUIRE}).
 	 */
-	static final Script ACQUIRE = Script.of("shared-acquire", NOW + """
+	static final Script ACQUIRE = Script.of("shared-acquire", """
+			if #KEYS > 1 and redis.call('exists', KEYS[2]) == 0 then
+				return -1
+			end
+			""" + NOW + """
 			local kind = redis.call('type', KEYS[1]).ok
 			if kind == 'string' then
 				return 0

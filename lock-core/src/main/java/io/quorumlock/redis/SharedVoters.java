@@ -45,8 +45,8 @@ final class SharedVoters implements Voters {
 
 	@Override
 	public CompletableFuture<Round.Tally> acquire(String key, String token, long leaseMillis) {
-		return this.redis.write(SharedScripts.ACQUIRE, new String[] { key }, RedisVoters.ONE, RedisVoters.ONE, token,
-				Long.toString(leaseMillis));
+		return this.redis.write(SharedScripts.ACQUIRE, this.redis.grantKeys(key), RedisVoters.ONE, RedisVoters.GRANTED,
+				token, Long.toString(leaseMillis));
 	}
 
 	@Override

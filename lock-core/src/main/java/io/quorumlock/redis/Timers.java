@@ -1,6 +1,7 @@
 package io.quorumlock.redis;
 
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 
 import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
@@ -22,6 +23,11 @@ interface Timers {
 	/** The longest retry delay. */
 	default long retryMaxNanos() {
 		return retryDelayNanos();
+	}
+
+	/** A random index in {@code [0, bound)}: where a pass over permit slots starts. */
+	default int nextInt(int bound) {
+		return ThreadLocalRandom.current().nextInt(bound);
 	}
 
 	/** Run {@code task} on the scheduler thread after {@code delayNanos}. */

@@ -3,6 +3,7 @@ package io.quorumlock.redis;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Arrays;
+import java.util.Random;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -24,11 +25,15 @@ final class Tokens {
 
 	private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
 
-	private final SecureRandom random;
+	private final Random random;
 
 	private final Pool[] pools;
 
-	Tokens(SecureRandom random) {
+	/**
+	 * @param random a {@link SecureRandom} in production; a seeded one only in the
+	 * simulation, whose tokens need not be unguessable
+	 */
+	Tokens(Random random) {
 		this.random = random;
 		int stripes = Integer.highestOneBit(Math.max(2, Runtime.getRuntime().availableProcessors()) * 2 - 1);
 		this.pools = new Pool[stripes];

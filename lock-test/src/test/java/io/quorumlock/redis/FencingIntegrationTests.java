@@ -191,7 +191,7 @@ class FencingIntegrationTests {
 			// every node must have been up past the rejoin delay before the grant
 			await().atMost(Duration.ofSeconds(10)).until(() -> redis.nodes().stream().allMatch((node) -> {
 				String info = String.valueOf(node.call("INFO", "server"));
-				return RedisNode.parseUptimeSeconds(info) >= 4;
+				return ServerState.parseUptimeSeconds(info) >= 4;
 			}));
 			try (QuorumLockEngine locks = QuorumLockEngine.builder()
 				.nodes(redis.uris())

@@ -99,7 +99,7 @@ class TokensIntegrationTests {
 			.build()) {
 			for (int i = 0; i < acquisitions; i++) {
 				Lease lease = engine.acquire(LockRequest.of("token").renew(false));
-				String token = ((RedisLease) lease).token();
+				String token = ((RedisLease) lease).token(0);
 				if (i % 200 == 0) {
 					assertThat(redis.node(0).get("lock:{token}")).isEqualTo(token);
 				}

@@ -30,6 +30,9 @@ final class Acquirer {
 
 	final Leases leases;
 
+	/** The acquisitions in progress, ended at once when the engine closes. */
+	final Pending pending;
+
 	/** How long a first subscription may take before the wait goes on without it. */
 	final long nodeTimeoutNanos;
 
@@ -44,7 +47,7 @@ final class Acquirer {
 
 	Acquirer(Voters voters, LocalGates gates, ReleaseSignals signals, Timers timers, Validity validity,
 			LeaseWatchdog watchdog, Listeners listener, Releaser releaser, Leases leases, long nodeTimeoutNanos,
-			Tokens tokens) {
+			Tokens tokens, Pending pending) {
 		this.voters = voters;
 		this.gates = gates;
 		this.signals = signals;
@@ -56,6 +59,7 @@ final class Acquirer {
 		this.leases = leases;
 		this.nodeTimeoutNanos = nodeTimeoutNanos;
 		this.tokens = tokens;
+		this.pending = pending;
 	}
 
 	/**
@@ -132,7 +136,7 @@ final class Acquirer {
 		if (parts == null) {
 			parts = new Acquirer(this.voters, this.gates, this.signals, this.timers, this.validity, this.watchdog,
 					new Listeners(java.util.List.of(), null), this.releaser, this.leases, this.nodeTimeoutNanos,
-					this.tokens);
+					this.tokens, this.pending);
 			this.slots = parts;
 		}
 		return parts;
@@ -146,7 +150,8 @@ final class Acquirer {
 		Acquirer parts = this.shared;
 		if (parts == null) {
 			parts = new Acquirer(this.voters.shared(), this.gates.of(SHARED), this.signals, this.timers, this.validity,
-					this.watchdog, this.listener, this.releaser, this.leases, this.nodeTimeoutNanos, this.tokens);
+					this.watchdog, this.listener, this.releaser, this.leases, this.nodeTimeoutNanos, this.tokens,
+					this.pending);
 			this.shared = parts;
 		}
 		return parts;

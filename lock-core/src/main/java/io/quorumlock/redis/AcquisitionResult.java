@@ -11,11 +11,37 @@ import java.util.concurrent.CompletableFuture;
  */
 final class AcquisitionResult extends CompletableFuture<RedisLease> {
 
+	/** Told when this result ends, so that closing the engine skips it. */
+	private final Pending pending;
+
 	/**
 	 * The current local-queue ticket or wake-up, completed on cancellation to stop
 	 * waiting.
 	 */
 	private volatile CompletableFuture<Void> waitingOn;
+
+	AcquisitionResult(Pending pending) {
+		this.pending = pending;
+	}
+
+	@Override
+	public boolean complete(RedisLease lease) {
+		boolean completed = super.complete(lease);
+		this.pending.ended(this);
+		return completed;
+	}
+
+	@Override
+	public boolean completeExceptionally(Throwable failure) {
+		boolean completed = super.completeExceptionally(failure);
+		this.pending.ended(this);
+		// a wait in progress notices at once, and the acquisition undoes what it holds
+		CompletableFuture<Void> w = this.waitingOn;
+		if (completed && w != null) {
+			w.completeExceptionally(failure);
+		}
+		return completed;
+	}
 
 	/** The acquisition now waits on {@code ticketOrWakeUp}. */
 	void waitOn(CompletableFuture<Void> ticketOrWakeUp) {
@@ -25,6 +51,7 @@ final class AcquisitionResult extends CompletableFuture<RedisLease> {
 	@Override
 	public boolean cancel(boolean mayInterruptIfRunning) {
 		boolean cancelled = super.cancel(mayInterruptIfRunning);
+		this.pending.ended(this);
 		CompletableFuture<Void> w = this.waitingOn;
 		if (cancelled && w != null) {
 			w.completeExceptionally(new CancellationException());

@@ -35,7 +35,7 @@ abstract class AcquisitionState {
 	final long leaseMillis;
 
 	/** What the caller holds; cancelling it stops the wait in progress. */
-	final AcquisitionResult result = new AcquisitionResult();
+	final AcquisitionResult result;
 
 	/** Rounds run so far, for the failure messages. */
 	int rounds;
@@ -45,6 +45,7 @@ abstract class AcquisitionState {
 		this.request = request;
 		this.keys = request.redisKeys();
 		this.tokens = new String[this.keys.size()];
+		this.result = new AcquisitionResult(parts.pending);
 		this.startedAt = startedAt;
 		this.deadline = startedAt + request.waitAtMost().toNanos();
 		this.leaseNanos = request.lease().toNanos();

@@ -2,8 +2,12 @@ package io.quorumlock.redis;
 
 import java.security.SecureRandom;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -67,6 +71,11 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 	private final Voters voters;
 
+	private final Pending pending = new Pending();
+
+	/** How long closing waits for the releases of the leases still held. */
+	private final Duration releaseOnClose;
+
 	/**
 	 * @param runtime what a test supplies the engine to run on (its timers, randomness
 	 * and transports), or null for its own threads, a {@code SecureRandom} and Lettuce
@@ -83,6 +92,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		this.connections = new Connections(settings, this.timers, this.listener, random,
 				(runtime != null) ? runtime.transports() : null);
 		this.guard = settings.guard();
+		this.releaseOnClose = (runtime != null) ? Duration.ZERO : settings.commandTimeout();
 		HeldBack heldBack = new HeldBack(this.connections.sameServer(), settings.evictionAllowed());
 		long nodeTimeoutNanos = settings.nodeTimeout().toNanos();
 		this.voters = new RedisVoters(this.connections.nodes(), heldBack, this.timers, this.listener,
@@ -98,7 +108,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 				watchdog, this.listener, this.releaser,
 				new Leases(this.releaser, fencing, this.timers,
 						new Extender(watchdog, losses, this.threads, this.timers, settings.nodeTimeout(), this.guard)),
-				nodeTimeoutNanos, new Tokens(random));
+				nodeTimeoutNanos, new Tokens(random), this.pending);
 		this.resolver = new RequestResolver(settings);
 		this.requests = new Requests(this.resolver, new Reentry(this.gates, losses), acquirer, this.releaser,
 				this.threads);
@@ -231,11 +241,16 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	}
 
 	/**
-	 * Close every connection and stop the engine's threads. Leases still held are left to
-	 * expire on the nodes.
+	 * Close the engine: every acquisition in progress fails at once (blocking, async and
+	 * {@link Lock} views alike) with a {@link LockNotAcquiredException} saying the
+	 * registry was closed, as does every later one; the leases still held are released
+	 * (waiting for the nodes at most a command timeout, then left to expire); then every
+	 * connection is closed and the engine's threads stop.
 	 */
 	@Override
 	public void close() {
+		this.pending.close();
+		releaseHeld();
 		boolean interrupted = false;
 		if (this.ownTimers != null) {
 			this.ownTimers.close();
@@ -252,6 +267,29 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		this.connections.close();
 		if (interrupted) {
 			Thread.currentThread().interrupt();
+		}
+	}
+
+	/** Release the leases this engine holds, waiting a bounded time for the nodes. */
+	private void releaseHeld() {
+		List<CompletableFuture<Void>> releases = new ArrayList<>();
+		for (RedisLease lease : this.gates.leases()) {
+			if (!lease.isReleased()) {
+				releases.add(this.releaser.releaseAsync(lease).exceptionally((error) -> null));
+			}
+		}
+		if (releases.isEmpty() || this.releaseOnClose.isZero() || this.threads.isEngineThread(Thread.currentThread())) {
+			return;
+		}
+		try {
+			CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
+				.get(this.releaseOnClose.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// left to expire on the nodes
 		}
 	}
 

@@ -24,12 +24,25 @@ final class Requests {
 
 	private final CallerThreads threads;
 
+	private final Pending pending;
+
 	Requests(RequestResolver resolver, Reentry reentry, Acquirer acquirer, Releaser releaser, CallerThreads threads) {
 		this.resolver = resolver;
 		this.reentry = reentry;
 		this.acquirer = acquirer;
 		this.releaser = releaser;
 		this.threads = threads;
+		this.pending = acquirer.pending;
+	}
+
+	/** Start an acquisition, ended at once if the engine is or gets closed. */
+	private CompletableFuture<RedisLease> start(ResolvedRequest resolved) {
+		if (this.pending.isClosed()) {
+			return CompletableFuture.failedFuture(Pending.closed(resolved));
+		}
+		CompletableFuture<RedisLease> result = this.acquirer.start(resolved);
+		this.pending.track(result, resolved);
+		return result;
 	}
 
 	CompletableFuture<Lease> acquireAsync(LockRequest request) {
@@ -50,7 +63,7 @@ final class Requests {
 		}
 		// the caller's continuations run off the I/O thread that completes the grant; a
 		// lease the caller can no longer receive is released at once
-		CompletableFuture<RedisLease> result = this.acquirer.start(resolved);
+		CompletableFuture<RedisLease> result = start(resolved);
 		return Handoff.view(this.releaser, result,
 				this.threads.<Lease>handOver(result, (lease) -> this.releaser.releaseAsync((RedisLease) lease)));
 	}
@@ -66,7 +79,7 @@ final class Requests {
 			return this.reentry.reenter(held);
 		}
 		this.threads.checkMayBlock("acquire", resolved, "acquireAsync");
-		CompletableFuture<RedisLease> future = this.acquirer.start(resolved);
+		CompletableFuture<RedisLease> future = start(resolved);
 		if (!interruptible) {
 			return Futures.await(future);
 		}

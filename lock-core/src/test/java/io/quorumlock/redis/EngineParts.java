@@ -45,7 +45,7 @@ final class EngineParts {
 				new Leases(releaser, fencing, this.timers,
 						new Extender(watchdog, losses, threads, this.timers, Duration.ofNanos(NODE_TIMEOUT),
 								RestartGuard.of(1, null, java.util.Map.of()))),
-				NODE_TIMEOUT, new Tokens(new SecureRandom()));
+				NODE_TIMEOUT, new Tokens(new SecureRandom()), new Pending());
 	}
 
 	static ResolvedRequest request(Duration lease, Duration waitAtMost, String... keys) {

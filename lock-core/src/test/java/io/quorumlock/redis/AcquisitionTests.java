@@ -78,6 +78,45 @@ class AcquisitionTests {
 	}
 
 	@Test
+	void everyRoundDrawsAFreshTokenSoALateUndoOfAnEarlierRoundMatchesNoLaterGrant() {
+		// the first round wins one node of three and loses; the second is granted
+		this.parts.voters.thenAcquire(1, 2);
+		RedisLease lease = this.parts.start(EngineParts.request(LEASE, Duration.ofSeconds(10), "k")).join();
+		assertThat(this.parts.voters.tokens).hasSize(3);
+		String first = token(0, "acquire lock:{k} ");
+		assertThat(token(1, "release lock:{k} ")).as("the undo names the lost round's token").isEqualTo(first);
+		String second = token(2, "acquire lock:{k} ");
+		assertThat(second).as("the next round has a token of its own").isNotEqualTo(first);
+		assertThat(lease.token(0)).as("the key keeps the token of the round that won it").isEqualTo(second);
+		// however late the first round's undo reaches a node, it deletes nothing the
+		// lease holds there: a compare-and-delete of another token
+		lease.release();
+		assertThat(this.parts.voters.tokens.get(3)).isEqualTo("release lock:{k} " + second);
+	}
+
+	@Test
+	void eachKeyOfAMultiKeyLeaseIsProvenAndReleasedWithTheTokenOfTheRoundThatWonIt() {
+		this.parts.voters.thenAcquire(3, 0).thenAcquire(1, 2);
+		CompletableFuture<RedisLease> result = this.parts
+			.start(EngineParts.request(LEASE, Duration.ofSeconds(10), "a", "b"));
+		this.parts.timers.advanceMillis(LEASE.toMillis() / 2); // the proof is due
+		this.parts.signals.onMessage(LockKeys.channel("lock:{b}"));
+		this.parts.timers.runDue();
+		RedisLease lease = result.join();
+		assertThat(lease.token(0)).isNotEqualTo(lease.token(1));
+		assertThat(this.parts.voters.tokens).contains("extend lock:{a} " + lease.token(0));
+		lease.release();
+		assertThat(this.parts.voters.tokens).contains("release lock:{a} " + lease.token(0),
+				"release lock:{b} " + lease.token(1));
+	}
+
+	private String token(int call, String prefix) {
+		String recorded = this.parts.voters.tokens.get(call);
+		assertThat(recorded).startsWith(prefix);
+		return recorded.substring(prefix.length());
+	}
+
+	@Test
 	void aRetryWokenByAReleaseIsSentFromTheSchedulerSoItQueuesBehindTheUndoOfTheRoundBefore() {
 		// the first round wins one node of three and loses: undone, then the waiter
 		// subscribes and tries again
@@ -89,9 +128,9 @@ class AcquisitionTests {
 		this.parts.timers.runDue();
 		assertThat(this.parts.voters.calls).containsExactly("acquire lock:{k}", "release lock:{k}", "acquire lock:{k}",
 				"release lock:{k}");
-		// a release is published: the retry, with the same token, must not be sent from
-		// the thread that reads the message (an I/O thread, whose writes would overtake
-		// the undo queued for the same connection) but from the scheduler
+		// a release is published: the retry is not sent from the thread that reads the
+		// message (an I/O thread) but from the scheduler, behind the undo; its own token
+		// would make an overtaken undo harmless anyway
 		this.parts.signals.onMessage(LockKeys.channel("lock:{k}"));
 		assertThat(this.parts.voters.count("acquire lock:{k}")).isEqualTo(2);
 		this.parts.timers.runDue();

@@ -25,6 +25,9 @@ final class ScriptedVoters implements Voters {
 
 	final List<String> calls = new ArrayList<>();
 
+	/** Each acquire, extend and release with the token it names, in order. */
+	final List<String> tokens = new ArrayList<>();
+
 	/** The key of each intent mark, in order (kept apart from {@link #calls}). */
 	final List<String> intents = new ArrayList<>();
 
@@ -117,6 +120,7 @@ final class ScriptedVoters implements Voters {
 	@Override
 	public CompletableFuture<Round.Tally> acquire(String key, String token, long leaseMillis) {
 		this.calls.add("acquire " + key);
+		this.tokens.add("acquire " + key + " " + token);
 		CompletableFuture<Round.Tally> next = this.acquires.poll();
 		if (next != null) {
 			return next;
@@ -127,6 +131,7 @@ final class ScriptedVoters implements Voters {
 	@Override
 	public CompletableFuture<Round.Tally> extend(String key, String token, String leaseMillis) {
 		this.calls.add("extend " + key);
+		this.tokens.add("extend " + key + " " + token);
 		this.extendedTo.add(leaseMillis);
 		CompletableFuture<Round.Tally> next = this.extensions.poll();
 		return (next != null) ? next : yes();
@@ -135,6 +140,7 @@ final class ScriptedVoters implements Voters {
 	@Override
 	public CompletableFuture<Round.Tally> release(String key, String token, long leaseNanos) {
 		this.calls.add("release " + key);
+		this.tokens.add("release " + key + " " + token);
 		this.releaseRedoNanos = leaseNanos;
 		return yes();
 	}

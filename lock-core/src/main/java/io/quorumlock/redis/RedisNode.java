@@ -479,16 +479,16 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 
 	/**
 	 * The engine's periodic care, every second: load the scripts if this epoch has not,
-	 * read the server's state if it is not trusted (and now and then anyway), send the
-	 * pending redos and the lost UNSUBSCRIBEs.
+	 * read the server's state if it is not trusted or can evict (and now and then
+	 * anyway), send the pending redos and the lost UNSUBSCRIBEs.
 	 */
 	void maintain() {
 		if (isConnected() && !this.closed) {
 			if (!isReady()) {
 				prepare();
 			}
-			else if (this.state != null && !this.state.isReading()
-					&& (!this.state.isTrusted() || ++this.maintained % STATE_EVERY == 0)) {
+			else if (this.state != null && !this.state.isReading() && (!this.state.isTrusted()
+					|| this.state.evicting() != null || ++this.maintained % STATE_EVERY == 0)) {
 				readState();
 			}
 		}

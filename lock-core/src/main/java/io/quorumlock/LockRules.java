@@ -31,6 +31,25 @@ public final class LockRules {
 				+ " ms: the node timeout must be below a third of every lease");
 	}
 
+	/** The shortest fencing counter TTL. */
+	public static final Duration MIN_FENCING_COUNTER_TTL = Duration.ofMinutes(1);
+
+	/**
+	 * A fencing counter that expires is seeded again from a master's clock, so that it
+	 * never goes back: its TTL must exceed any difference between the masters' clocks,
+	 * and is at least {@link #MIN_FENCING_COUNTER_TTL}.
+	 * @param ttl the counter TTL
+	 * @return what is wrong, or empty
+	 */
+	public static Optional<String> fencingCounterTtlProblem(Duration ttl) {
+		if (ttl.compareTo(MIN_FENCING_COUNTER_TTL) >= 0) {
+			return Optional.empty();
+		}
+		return Optional.of("must be at least " + MIN_FENCING_COUNTER_TTL.toSeconds() + " s, was " + ttl.toMillis()
+				+ " ms: a counter that expired is seeded again from the master's clock, and its TTL must exceed "
+				+ "any difference between the masters' clocks, or a later holder could get a smaller token");
+	}
+
 	/**
 	 * {@code holdAtMost} bounds renewal, so it must not be shorter than one lease.
 	 * @param holdAtMost the bound on renewal

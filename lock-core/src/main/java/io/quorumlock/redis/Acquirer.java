@@ -3,6 +3,9 @@ package io.quorumlock.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.quorumlock.LockNotAcquiredException;
 
 /**
  * Starts {@link Acquisition}s and holds, once per engine, the parts every acquisition
@@ -91,6 +94,16 @@ final class Acquirer {
 	}
 
 	private void deliver(RedisLease lease, CompletableFuture<RedisLease> result) {
+		if (!lease.isValid()) {
+			// slow listeners (or a starved machine) used up an unrenewed lease's
+			// validity:
+			// a lease that is no longer held never reaches the caller
+			this.releaser.releaseAsync(lease).exceptionally((error) -> null);
+			result.completeExceptionally(new LockNotAcquiredException(lease.request().describe()
+					+ ": not acquired, its validity ran out before it could be handed over (listeners took "
+					+ TimeUnit.NANOSECONDS.toMillis(this.timers.nanoTime() - lease.acquiredAt()) + " ms)"));
+			return;
+		}
 		if (!result.complete(lease)) {
 			// The caller gave up while the last round was in flight.
 			this.releaser.releaseAsync(lease);

@@ -8,6 +8,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 
 import io.netty.util.concurrent.FastThreadLocalThread;
+import io.netty.util.internal.ThreadExecutorMap;
 
 /**
  * Keeps callers' code off the threads the engine depends on: the Lettuce (Netty) I/O
@@ -34,9 +35,14 @@ final class CallerThreads {
 		return thread;
 	}
 
-	/** Whether callers' code must not run, nor block, on this thread. */
+	/**
+	 * Whether callers' code must not run, nor block, on this thread: one of the engine's,
+	 * or a Netty event loop's, whatever thread factory made it (Lettuce resources an
+	 * application supplies may use plain threads).
+	 */
 	boolean isEngineThread(Thread thread) {
-		return thread instanceof FastThreadLocalThread || this.engineThreads.contains(thread);
+		return thread instanceof FastThreadLocalThread || this.engineThreads.contains(thread)
+				|| (thread == Thread.currentThread() && ThreadExecutorMap.currentExecutor() != null);
 	}
 
 	/**

@@ -84,6 +84,9 @@ record EngineSettings(List<RedisURI> nodes, List<RedisURI> clusterSeeds, String 
 			throw new IllegalArgumentException("retryDelay must satisfy 0 <= min <= max, was " + b.retryMin.toMillis()
 					+ " ms.." + b.retryMax.toMillis() + " ms");
 		}
+		LockRules.fencingCounterTtlProblem(b.fencingCounterTtl).ifPresent((problem) -> {
+			throw new IllegalArgumentException("fencingCounterTtl (quorumlock.fencing.counter-ttl) " + problem);
+		});
 		if (b.maxKeyLength < 1) {
 			throw new IllegalArgumentException("maxKeyLength must be positive, was " + b.maxKeyLength);
 		}

@@ -20,10 +20,8 @@ import io.quorumlock.Lease;
  */
 final class RedisLease implements Lease {
 
-	// Field handles rather than atomic objects: three fewer allocations per lease.
-	private static final VarHandle RELEASED;
-
-	private static final VarHandle LOST;
+	// Field handles rather than atomic objects: fewer allocations per lease.
+	private static final VarHandle END;
 
 	private static final VarHandle FENCING;
 
@@ -32,8 +30,7 @@ final class RedisLease implements Lease {
 	static {
 		try {
 			MethodHandles.Lookup lookup = MethodHandles.lookup();
-			RELEASED = lookup.findVarHandle(RedisLease.class, "released", boolean.class);
-			LOST = lookup.findVarHandle(RedisLease.class, "lost", LeaseLostException.class);
+			END = lookup.findVarHandle(RedisLease.class, "end", Object.class);
 			FENCING = lookup.findVarHandle(RedisLease.class, "fencing", CompletableFuture.class);
 			EXTENSION = lookup.findVarHandle(RedisLease.class, "extension", CompletableFuture.class);
 		}
@@ -51,8 +48,21 @@ final class RedisLease implements Lease {
 
 	private final long acquiredAt;
 
-	/** Set once by {@link #markReleased()}; through {@link #RELEASED}. */
-	private volatile boolean released;
+	/**
+	 * How the lease ended, one state moved by compare-and-set through {@link #END}: null
+	 * while live; its {@link LeaseLostException} once lost; {@link Released} once
+	 * released (keeping the loss before it, if any). Lost only while live, released once:
+	 * so a loss is never reported after the release, and a release sees every loss
+	 * declared before it.
+	 */
+	private volatile Object end;
+
+	/** Released, after the loss it holds (null if it was live). */
+	private record Released(LeaseLostException loss) {
+	}
+
+	/** Released while live: one instance, no allocation per release. */
+	private static final Released RELEASED_LIVE = new Released(null);
 
 	/**
 	 * Holds by its owner thread: 1 for the grant plus one per re-entry not yet released.
@@ -82,9 +92,6 @@ final class RedisLease implements Lease {
 	 * lease and once released (from whichever thread).
 	 */
 	private volatile Thread owner;
-
-	/** Set once when the lease is lost before release; never cleared. */
-	private volatile LeaseLostException lost;
 
 	/** The pending renewal or expiry check, cancelled on release. */
 	private volatile Timeout watchdog;
@@ -134,7 +141,7 @@ final class RedisLease implements Lease {
 	}
 
 	boolean isReleased() {
-		return this.released;
+		return this.end instanceof Released;
 	}
 
 	/** Extend the validity; it only ever moves forward. */
@@ -179,13 +186,15 @@ final class RedisLease implements Lease {
 		return (CompletableFuture<Boolean>) EXTENSION.getAndSet(this, next);
 	}
 
+	/** The loss declared before the release, if any; never cleared. */
 	LeaseLostException lost() {
-		return this.lost;
+		Object e = this.end;
+		return (e instanceof Released r) ? r.loss() : (LeaseLostException) e;
 	}
 
 	/** Mark lost; true only for the first loss of a lease not yet released. */
 	boolean markLost(LeaseLostException loss) {
-		return !this.released && LOST.compareAndSet(this, null, loss);
+		return END.compareAndSet(this, null, loss);
 	}
 
 	void watchdog(Timeout task) {
@@ -230,7 +239,16 @@ final class RedisLease implements Lease {
 
 	/** Mark released; true only for the first caller. */
 	boolean markReleased() {
-		return RELEASED.compareAndSet(this, false, true);
+		while (true) {
+			Object e = this.end;
+			if (e instanceof Released) {
+				return false;
+			}
+			Released released = (e == null) ? RELEASED_LIVE : new Released((LeaseLostException) e);
+			if (END.compareAndSet(this, e, released)) {
+				return true;
+			}
+		}
 	}
 
 	@Override
@@ -265,7 +283,7 @@ final class RedisLease implements Lease {
 
 	@Override
 	public Duration remaining() {
-		if (this.released || this.lost != null) {
+		if (this.end != null) {
 			return Duration.ZERO;
 		}
 		long left = Validity.remaining(this.validUntil, this.leases.nanoTime());
@@ -274,7 +292,7 @@ final class RedisLease implements Lease {
 
 	@Override
 	public boolean isValid() {
-		return !this.released && this.lost == null && Validity.remaining(this.validUntil, this.leases.nanoTime()) > 0;
+		return this.end == null && Validity.remaining(this.validUntil, this.leases.nanoTime()) > 0;
 	}
 
 	@Override

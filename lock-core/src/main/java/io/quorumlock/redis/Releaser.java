@@ -83,6 +83,9 @@ final class Releaser {
 		if (!lease.markReleased()) {
 			return CompletableFuture.completedFuture(null);
 		}
+		// every loss declared before the release, by this thread or the watchdog's; none
+		// can be declared after it
+		lost = lease.lost();
 		lease.owner(null); // a Lock view's hold ends here, whichever thread releases
 		lease.cancelWatchdog();
 		List<String> keys = lease.request().redisKeys();

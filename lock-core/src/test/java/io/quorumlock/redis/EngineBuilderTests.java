@@ -29,6 +29,18 @@ class EngineBuilderTests {
 	}
 
 	@Test
+	void aFencingCounterTtlShorterThanAMinuteIsRefused() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> QuorumLockEngine.builder()
+				.nodes("redis://h:6379")
+				.fencingCounterTtl(java.time.Duration.ofSeconds(5))
+				.build())
+			.withMessageContaining(
+					"fencingCounterTtl (quorumlock.fencing.counter-ttl) must be at least 60 s, was 5000 ms")
+			.withMessageContaining("any difference between the masters' clocks");
+	}
+
+	@Test
 	void unknownSchemeIsRefused() {
 		assertThatIllegalArgumentException().isThrownBy(() -> QuorumLockEngine.builder().nodes("http://h:6379").build())
 			.withMessageContaining("must start with redis:// or rediss://, not http://");

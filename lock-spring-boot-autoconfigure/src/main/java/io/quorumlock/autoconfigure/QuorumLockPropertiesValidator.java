@@ -45,7 +45,10 @@ final class QuorumLockPropertiesValidator {
 			throw new InvalidQuorumLockPropertyException("quorumlock.max-key-length",
 					Integer.toString(properties.getMaxKeyLength()), "must be positive");
 		}
-		positive("quorumlock.fencing.counter-ttl", properties.getFencing().getCounterTtl());
+		Duration counterTtl = positive("quorumlock.fencing.counter-ttl", properties.getFencing().getCounterTtl());
+		LockRules.fencingCounterTtlProblem(counterTtl).ifPresent((problem) -> {
+			throw new InvalidQuorumLockPropertyException("quorumlock.fencing.counter-ttl", text(counterTtl), problem);
+		});
 		Duration lease = positive("quorumlock.lease", properties.getLease());
 		notNegative("quorumlock.wait-at-most", properties.getWaitAtMost());
 		checkLease("quorumlock.lease", lease, nodeTimeout);

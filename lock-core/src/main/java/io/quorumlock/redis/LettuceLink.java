@@ -65,6 +65,11 @@ class LettuceLink implements Link {
 	}
 
 	@Override
+	public CompletionStage<String> configGet(String parameter) {
+		return this.commands.configGet(parameter).thenApply((values) -> values.get(parameter));
+	}
+
+	@Override
 	public CompletionStage<Long> waitForReplicas(int replicas, long timeoutMillis) {
 		return this.commands.waitForReplication(replicas, timeoutMillis);
 	}

@@ -32,6 +32,12 @@ interface Link {
 	CompletionStage<String> info(String section);
 
 	/**
+	 * {@code CONFIG GET parameter}: its value, or null if the server has no such
+	 * parameter; fails if this user may not read the configuration.
+	 */
+	CompletionStage<String> configGet(String parameter);
+
+	/**
 	 * {@code WAIT replicas timeoutMillis}: how many replicas acknowledged every write of
 	 * this connection so far.
 	 */

@@ -34,7 +34,7 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 	/** Every script, shared ones too: loaded on each connection in each epoch. */
 	static final Script[] SCRIPTS = { Script.ACQUIRE, Script.RELEASE, Script.EXTEND, Script.EXTEND_MANY, Script.HOLD,
 			Script.FENCE_INCREMENT, Script.FENCE_RAISE, Script.FORCE_RELEASE, Script.GUARD_READ, Script.GUARD_PROMOTE,
-			SharedScripts.ACQUIRE, SharedScripts.EXTEND, SharedScripts.RELEASE, SharedScripts.HOLD,
+			Script.GUARD_VET, SharedScripts.ACQUIRE, SharedScripts.EXTEND, SharedScripts.RELEASE, SharedScripts.HOLD,
 			SharedScripts.INTENT };
 
 	/** How often the state of a voting node is read again (eviction policy, guard). */
@@ -314,6 +314,11 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 			@Override
 			public CompletionStage<String> info(String section) {
 				return l.info(section);
+			}
+
+			@Override
+			public CompletionStage<String> configGet(String parameter) {
+				return l.configGet(parameter);
 			}
 
 			@Override

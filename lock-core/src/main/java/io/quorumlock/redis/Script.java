@@ -150,10 +150,11 @@ record Script(String name, String text, String sha1) {
 	 * The restart guard's read of a master's dataset marker ({@link ServerState}).
 	 * KEYS[1] the dataset marker, KEYS[2] the pending record; ARGV[1] a new nonce,
 	 * ARGV[2] this engine's restart guard in milliseconds. Where the marker is there,
-	 * returns {1, dataset id, guard}; where it is not (the master lost its data), the
-	 * pending record names the loss by a nonce, created now by the first engine to see
-	 * it, and it returns {0, nonce, guard}. Either record keeps the longest guard any
-	 * engine of these masters has, raised to ARGV[2]; the guard returned is that.
+	 * returns {1, dataset id, guard, vetted run_id}: the server process the guard last
+	 * let vote on this dataset. Where it is not (the master lost its data), the pending
+	 * record names the loss by a nonce, created now by the first engine to see it, and it
+	 * returns {0, nonce, guard}. Either record keeps the longest guard any engine of
+	 * these masters has, raised to ARGV[2]; the guard returned is that.
 	 */
 	static final Script GUARD_READ = of("guard-read", """
 			local guard = tonumber(ARGV[2])
@@ -177,16 +178,20 @@ record Script(String name, String text, String sha1) {
 			else
 				guard = recorded
 			end
+			if found == 1 then
+				return {found, id, guard, redis.call('hget', KEYS[1], 'vetted') or ''}
+			end
 			return {found, id, guard}
 			""");
 
 	/**
-	 * The end of a master's hold-back: write its dataset marker, if its data was not lost
-	 * again meanwhile. KEYS[1] the dataset marker, KEYS[2] the pending record; ARGV[1]
-	 * the nonce held back for, ARGV[2] a new dataset id, ARGV[3] the guard in
-	 * milliseconds. Returns {1, id} with the marker's id (the new one, or the one another
-	 * engine wrote first), or {0} when the pending record no longer holds the nonce (the
-	 * data was lost again: the hold-back starts over).
+	 * The end of a master's hold-back after it lost its data: write its dataset marker,
+	 * if its data was not lost again meanwhile. KEYS[1] the dataset marker, KEYS[2] the
+	 * pending record; ARGV[1] the nonce held back for, ARGV[2] a new dataset id, ARGV[3]
+	 * the guard in milliseconds, ARGV[4] the run_id of the server process held back.
+	 * Returns {1, id} with the marker's id (the new one, or the one another engine wrote
+	 * first), or {0} when the pending record no longer holds the nonce (the data was lost
+	 * again: the hold-back starts over).
 	 */
 	static final Script GUARD_PROMOTE = of("guard-promote", """
 			if redis.call('exists', KEYS[1]) == 1 then
@@ -195,9 +200,24 @@ record Script(String name, String text, String sha1) {
 			if redis.call('hget', KEYS[2], 'nonce') ~= ARGV[1] then
 				return {0}
 			end
-			redis.call('hset', KEYS[1], 'id', ARGV[2], 'guard', ARGV[3])
+			redis.call('hset', KEYS[1], 'id', ARGV[2], 'guard', ARGV[3], 'vetted', ARGV[4])
 			redis.call('del', KEYS[2])
 			return {1, ARGV[2]}
+			""");
+
+	/**
+	 * The end of a master's hold-back after a new server process came up with the dataset
+	 * (restarted from a snapshot or an append-only file that may lack the last writes, or
+	 * a replica promoted): record that process as vetted, if the dataset is still the one
+	 * held back for. KEYS[1] the dataset marker; ARGV[1] the dataset id, ARGV[2] the
+	 * run_id of the server process. Returns {1} if recorded, else {0}.
+	 */
+	static final Script GUARD_VET = of("guard-vet", """
+			if redis.call('hget', KEYS[1], 'id') ~= ARGV[1] then
+				return {0}
+			end
+			redis.call('hset', KEYS[1], 'vetted', ARGV[2])
+			return {1}
 			""");
 
 	static Script of(String name, String text) {

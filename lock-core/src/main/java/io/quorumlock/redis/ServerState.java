@@ -39,10 +39,12 @@ import java.util.function.Supplier;
 final class ServerState {
 
 	/** What a read found, in one epoch; replaced whole. */
-	private record Seen(long epoch, String runId, long uptimeNanos, long readAt, String evicting, boolean trusted) {
+	private record Seen(long epoch, String runId, long uptimeNanos, long readAt, String evicting, boolean aofEnabled,
+			boolean promoted, boolean trusted) {
 
-		Seen untrusted() {
-			return new Seen(this.epoch, this.runId, this.uptimeNanos, this.readAt, this.evicting, false);
+		Seen trusted(boolean trusted) {
+			return new Seen(this.epoch, this.runId, this.uptimeNanos, this.readAt, this.evicting, this.aofEnabled,
+					this.promoted, trusted);
 		}
 
 	}
@@ -71,7 +73,7 @@ final class ServerState {
 	/** Random ids: nonces and dataset ids. */
 	private final Supplier<String> ids;
 
-	private volatile Seen seen = new Seen(-1, null, -1, 0, null, false);
+	private volatile Seen seen = new Seen(-1, null, -1, 0, null, false, false, false);
 
 	/** The dataset id this engine trusts on this entry; kept across epochs. */
 	private volatile String trustedId;
@@ -100,10 +102,14 @@ final class ServerState {
 		this.ids = ids;
 	}
 
-	/** What to ask a server: INFO, and a script, each on the node's link. */
+	/**
+	 * What to ask a server: INFO, its configuration, and a script, on the node's link.
+	 */
 	interface Server {
 
 		CompletionStage<String> info(String section);
+
+		CompletionStage<String> configGet(String parameter);
 
 		CompletionStage<List<Object>> eval(Script script, String[] keys, String... args);
 
@@ -119,13 +125,13 @@ final class ServerState {
 		this.reading = true;
 		long sentIn = this.epoch.getAsLong();
 		long sent = this.nanoClock.getAsLong();
-		CompletableFuture<String> info = server.info("server").toCompletableFuture();
-		CompletableFuture<String> memory = server.info("memory").toCompletableFuture();
+		// server (run_id), memory (eviction), persistence (append-only file), replication
+		CompletableFuture<String> info = server.info("default").toCompletableFuture();
 		CompletableFuture<List<Object>> marker = (this.guard != null)
 				? server.eval(Script.GUARD_READ, this.guardKeys, this.ids.get(), Long.toString(this.guard.millis()))
 					.toCompletableFuture()
 				: CompletableFuture.completedFuture(null);
-		return CompletableFuture.allOf(info, memory, marker).handle((ok, error) -> {
+		return CompletableFuture.allOf(info, marker).handle((ok, error) -> {
 			long now = this.nanoClock.getAsLong();
 			if (this.epoch.getAsLong() != sentIn) {
 				return CompletableFuture.<Void>completedFuture(null);
@@ -134,7 +140,7 @@ final class ServerState {
 				if (this.guard == null && !Futures.withoutReply(error)) {
 					// single mode, INFO refused (an ACL without +info): nothing to hold
 					// the node back for, and no eviction policy known to refuse it for
-					this.seen = new Seen(sentIn, null, -1, now, null, true);
+					this.seen = new Seen(sentIn, null, -1, now, null, false, false, true);
 				}
 				return CompletableFuture.<Void>completedFuture(null);
 			}
@@ -142,7 +148,7 @@ final class ServerState {
 			String text = info.join();
 			long uptime = parseUptimeSeconds(text);
 			Seen found = new Seen(sentIn, parseRunId(text), (uptime < 0) ? -1 : TimeUnit.SECONDS.toNanos(uptime), now,
-					evicting(memory.join()), this.guard == null);
+					evicting(text), "1".equals(field(text, "aof_enabled:")), wasReplica(text), this.guard == null);
 			if (this.guard == null) {
 				this.seen = found;
 				return CompletableFuture.<Void>completedFuture(null);
@@ -151,41 +157,96 @@ final class ServerState {
 		}).thenCompose((done) -> done).whenComplete((ok, error) -> this.reading = false);
 	}
 
-	/** The guard's verdict on a marker read, promoting the master when its hold ends. */
+	/** The guard's verdict on a marker read, ending a hold-back that is over. */
 	private CompletableFuture<Void> judge(Server server, Seen found, List<Object> marker, long now) {
 		this.guard.adopt(((Number) marker.get(2)).longValue());
 		String id = (String) marker.get(1);
-		boolean present = ((Number) marker.get(0)).longValue() == 1;
-		if (present && (this.trustedId == null || this.trustedId.equals(id))) {
+		if (((Number) marker.get(0)).longValue() == 0) {
+			boolean fresh = found.runId != null && this.freshRunIds.contains(found.runId);
+			if (!fresh && !held("nonce " + id, now)) {
+				this.seen = found.trusted(false);
+				return CompletableFuture.completedFuture(null);
+			}
+			return promote(server, found, id);
+		}
+		String vetted = (marker.size() > 3) ? (String) marker.get(3) : "";
+		boolean knownDataset = this.trustedId == null || this.trustedId.equals(id);
+		if (knownDataset && vetted.equals(found.runId)) {
 			trust(found, id);
 			return CompletableFuture.completedFuture(null);
 		}
-		String what = (present ? "dataset " : "nonce ") + id;
+		if (!knownDataset) {
+			return held("dataset " + id, now) ? vet(server, found, id) : untrusted(found);
+		}
+		// a new server process with this dataset: it may lack the last writes, unless it
+		// keeps every write
+		return keepsEveryWrite(server, found).thenCompose(
+				(keeps) -> (keeps || held("process " + found.runId, now)) ? vet(server, found, id) : untrusted(found));
+	}
+
+	/**
+	 * Whether the hold-back of {@code what} (from its first sight, now or before) is
+	 * over; starts it if new.
+	 */
+	private boolean held(String what, long now) {
 		Hold current = this.hold;
 		Hold held = (current != null && current.what.equals(what)) ? current : new Hold(what, now);
 		this.hold = held;
-		boolean fresh = !present && found.runId != null && this.freshRunIds.contains(found.runId);
-		if (!fresh && now - held.since < holdBackNanos()) {
-			this.seen = found.untrusted();
-			return CompletableFuture.completedFuture(null);
+		return now - held.since >= holdBackNanos();
+	}
+
+	private CompletableFuture<Void> untrusted(Seen found) {
+		this.seen = found.trusted(false);
+		return CompletableFuture.completedFuture(null);
+	}
+
+	/**
+	 * Whether the server keeps every acknowledged write across a restart: an append-only
+	 * file with {@code appendfsync always}, on a server that was not a replica promoted
+	 * (whose data may lag its former master's). False when the configuration cannot be
+	 * read.
+	 */
+	private static CompletableFuture<Boolean> keepsEveryWrite(Server server, Seen found) {
+		if (!found.aofEnabled || found.promoted) {
+			return CompletableFuture.completedFuture(false);
 		}
-		if (present) {
-			trust(found, id);
-			return CompletableFuture.completedFuture(null);
-		}
+		return server.configGet("appendfsync").toCompletableFuture().handle((fsync, error) -> "always".equals(fsync));
+	}
+
+	/** Write the marker of a master held back long enough since it lost its data. */
+	private CompletableFuture<Void> promote(Server server, Seen found, String nonce) {
 		return server
-			.eval(Script.GUARD_PROMOTE, this.guardKeys, id, this.ids.get(), Long.toString(this.guard.adoptedMillis()))
+			.eval(Script.GUARD_PROMOTE, this.guardKeys, nonce, this.ids.get(),
+					Long.toString(this.guard.adoptedMillis()), String.valueOf(found.runId))
 			.toCompletableFuture()
 			.handle((promoted, error) -> {
-				if (this.epoch.getAsLong() != found.epoch) {
-					return null;
+				if (this.epoch.getAsLong() == found.epoch) {
+					if (error == null && ((Number) promoted.get(0)).longValue() == 1) {
+						trust(found, (String) promoted.get(1));
+					}
+					else {
+						this.hold = null; // lost again since: the next read starts over
+						this.seen = found.trusted(false);
+					}
 				}
-				if (error == null && ((Number) promoted.get(0)).longValue() == 1) {
-					trust(found, (String) promoted.get(1));
-				}
-				else {
-					this.hold = null; // lost again since: the next read starts over
-					this.seen = found.untrusted();
+				return null;
+			});
+	}
+
+	/** Record the server process as vetted on its dataset, and trust it. */
+	private CompletableFuture<Void> vet(Server server, Seen found, String id) {
+		return server.eval(Script.GUARD_VET, this.guardKeys, id, String.valueOf(found.runId))
+			.toCompletableFuture()
+			.handle((vetted, error) -> {
+				if (this.epoch.getAsLong() == found.epoch) {
+					if (error == null && ((Number) vetted.get(0)).longValue() == 1) {
+						trust(found, id);
+					}
+					else {
+						this.hold = null; // the dataset changed since: the next read
+											// starts over
+						this.seen = found.trusted(false);
+					}
 				}
 				return null;
 			});
@@ -194,7 +255,7 @@ final class ServerState {
 	private void trust(Seen found, String id) {
 		this.trustedId = id;
 		this.hold = null;
-		this.seen = new Seen(found.epoch, found.runId, found.uptimeNanos, found.readAt, found.evicting, true);
+		this.seen = found.trusted(true);
 	}
 
 	/**
@@ -211,7 +272,7 @@ final class ServerState {
 	void dataLost(long epoch) {
 		Seen current = this.seen;
 		if (current.epoch == epoch && current.trusted) {
-			this.seen = current.untrusted();
+			this.seen = current.trusted(false);
 		}
 	}
 
@@ -278,7 +339,11 @@ final class ServerState {
 		long left = TimeUnit.NANOSECONDS.toSeconds(heldBackNanos() + 999_999_999);
 		String why = current.what.startsWith("nonce")
 				? "it lost its data (restarted empty, flushed, or another server behind its address)"
-				: "another dataset than the one seen before is behind its address";
+				: current.what.startsWith("process")
+						? "a new server process came up with its data (a restart from a snapshot or from an "
+								+ "append-only file without appendfsync always, or a failover to a replica), which may "
+								+ "lack the last writes"
+						: "another dataset than the one seen before is behind its address";
 		return "held back by the restart guard for another " + left + " s: " + why + " (rejoin-delay " + guardSeconds
 				+ " s)";
 	}
@@ -294,6 +359,15 @@ final class ServerState {
 			return null;
 		}
 		return policy;
+	}
+
+	/**
+	 * Whether an {@code INFO replication} text says the server took over from a master it
+	 * replicated ({@code master_replid2} set), so that its data may lag that master's.
+	 */
+	static boolean wasReplica(String info) {
+		String replid2 = field(info, "master_replid2:");
+		return replid2 != null && !replid2.chars().allMatch((c) -> c == '0');
 	}
 
 	/** The {@code run_id} line of {@code INFO server}; null if there is none. */

@@ -203,8 +203,13 @@ class RedisNodeTests {
 
 		@Override
 		public CompletionStage<String> info(String section) {
-			return CompletableFuture.completedFuture(section.equals("server") ? "run_id:abc\r\nuptime_in_seconds:1\r\n"
-					: "maxmemory:0\r\nmaxmemory_policy:noeviction\r\n");
+			return CompletableFuture
+				.completedFuture("run_id:abc\r\nuptime_in_seconds:1\r\nmaxmemory:0\r\nmaxmemory_policy:noeviction\r\n");
+		}
+
+		@Override
+		public CompletionStage<String> configGet(String parameter) {
+			return CompletableFuture.completedFuture(null);
 		}
 
 		@Override

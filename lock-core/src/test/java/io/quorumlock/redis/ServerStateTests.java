@@ -28,6 +28,8 @@ class ServerStateTests {
 
 	private static final String NO_EVICTION = "maxmemory:0\r\nmaxmemory_policy:noeviction\r\n";
 
+	private static final String NOT_A_REPLICA = "master_replid2:0000000000000000000000000000000000000000\r\n";
+
 	private final AtomicLong clock = new AtomicLong(1_000_000_000L);
 
 	private final AtomicLong epoch = new AtomicLong(1);
@@ -49,9 +51,9 @@ class ServerStateTests {
 	}
 
 	@Test
-	void aMarkerSeenForTheFirstTimeIsTrustedAtOnce() {
+	void theServerProcessTheMarkerVettedIsTrustedAtOnce() {
 		ServerState state = state(0, Set.of());
-		this.server.marker = "d1";
+		this.server.mark("d1", "abc");
 		read(state);
 		assertThat(state.isTrusted()).isTrue();
 		assertThat(state.runId()).isEqualTo("abc");
@@ -59,16 +61,53 @@ class ServerStateTests {
 	}
 
 	@Test
-	void aServerThatKeptItsDataVotesAtOnceAfterARestartWhateverItsNewRunId() {
+	void aRestartThatKeepsEveryWriteVotesAtOnceWhateverItsNewRunId() {
 		ServerState state = state(0, Set.of());
-		this.server.marker = "d1";
+		this.server.mark("d1", "abc");
 		read(state);
-		this.epoch.incrementAndGet(); // restarted from its append-only file: same marker
-		this.server.info = "run_id:other\r\nuptime_in_seconds:0\r\n";
+		this.epoch.incrementAndGet(); // restarted from its append-only file, fsync always
+		this.server.info = "run_id:other\r\nuptime_in_seconds:0\r\naof_enabled:1\r\n" + NOT_A_REPLICA;
+		this.server.appendfsync = "always";
 		assertThat(state.isTrusted()).as("unknown on the new connection until read").isFalse();
 		read(state);
 		assertThat(state.isTrusted()).isTrue();
 		assertThat(state.runId()).isEqualTo("other");
+		assertThat(this.server.vetted).as("the new process recorded").isEqualTo("other");
+	}
+
+	@Test
+	void aRestartFromASnapshotIsHeldBackForTheGuardThenVetted() {
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		read(state);
+		this.epoch.incrementAndGet(); // restarted from an RDB snapshot: the marker, not
+										// the last keys
+		this.server.info = "run_id:other\r\nuptime_in_seconds:0\r\naof_enabled:0\r\n";
+		read(state);
+		assertThat(state.isTrusted()).isFalse();
+		assertThat(state.heldBackReason()).contains("a new server process came up with its data");
+		this.clock.addAndGet(GUARD);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		assertThat(this.server.vetted).isEqualTo("other");
+	}
+
+	@Test
+	void anAppendOnlyFileWithoutFsyncAlwaysOrAPromotedReplicaIsHeldBack() {
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		this.server.info = "run_id:other\r\naof_enabled:1\r\n" + NOT_A_REPLICA;
+		this.server.appendfsync = "everysec";
+		read(state);
+		assertThat(state.isTrusted()).isFalse();
+		this.server.appendfsync = "always";
+		this.server.info = "run_id:other\r\naof_enabled:1\r\nmaster_replid2:8f3c\r\n";
+		read(state);
+		assertThat(state.isTrusted()).as("a replica promoted may lag its former master").isFalse();
+		this.server.info = "run_id:other\r\naof_enabled:1\r\n" + NOT_A_REPLICA;
+		this.server.configRefused = true;
+		read(state);
+		assertThat(state.isTrusted()).as("fsync policy unknown: held back").isFalse();
 	}
 
 	@Test
@@ -145,11 +184,12 @@ class ServerStateTests {
 	@Test
 	void anotherDatasetBehindTheAddressIsHeldBackFromWhenItWasFirstSeen() {
 		ServerState state = state(0, Set.of());
-		this.server.marker = "d1";
+		this.server.mark("d1", "abc");
 		read(state);
-		this.epoch.incrementAndGet(); // the address now reaches a server with its own
-										// marker
-		this.server.marker = "d2";
+		// the address now reaches a server with a marker of its own
+		this.epoch.incrementAndGet();
+		this.server.mark("d2", "xyz");
+		this.server.info = "run_id:xyz\r\n";
 		read(state);
 		assertThat(state.isTrusted()).isFalse();
 		assertThat(state.heldBackReason()).contains("another dataset");
@@ -184,7 +224,7 @@ class ServerStateTests {
 	@Test
 	void aGrantThatFoundNoMarkerHoldsTheMasterBackUntilReadAgain() {
 		ServerState state = state(0, Set.of());
-		this.server.marker = "d1";
+		this.server.mark("d1", "abc");
 		read(state);
 		state.dataLost(this.epoch.get() - 1); // an answer from an earlier connection
 		assertThat(state.isTrusted()).isTrue();
@@ -195,7 +235,7 @@ class ServerStateTests {
 	@Test
 	void anAnswerFromAnEarlierConnectionIsNotBelieved() {
 		ServerState state = state(0, Set.of());
-		this.server.marker = "d1";
+		this.server.mark("d1", "abc");
 		this.server.beforeAnswer = this.epoch::incrementAndGet;
 		read(state);
 		assertThat(state.isKnown()).isFalse();
@@ -227,8 +267,8 @@ class ServerStateTests {
 		assertThat(ServerState.evicting("maxmemory:1000000\r\nmaxmemory_policy:volatile-lru\r\n"))
 			.isEqualTo("volatile-lru");
 		ServerState state = state(0, Set.of());
-		this.server.marker = "d1";
-		this.server.memory = "maxmemory:1000000\r\nmaxmemory_policy:allkeys-lru\r\n";
+		this.server.mark("d1", "abc");
+		this.server.info = INFO + "maxmemory:1000000\r\nmaxmemory_policy:allkeys-lru\r\n";
 		read(state);
 		assertThat(state.evicting()).isEqualTo("allkeys-lru");
 	}
@@ -245,11 +285,15 @@ class ServerStateTests {
 	/** The guard scripts' effect, as the real ones have it on one server. */
 	private static final class FakeServer implements ServerState.Server {
 
-		String info = INFO;
-
-		String memory = NO_EVICTION;
+		String info = INFO + NO_EVICTION;
 
 		String marker;
+
+		String vetted;
+
+		String appendfsync = "everysec";
+
+		boolean configRefused;
 
 		String nonce;
 
@@ -266,8 +310,14 @@ class ServerStateTests {
 
 		final List<String> scripts = new ArrayList<>();
 
+		void mark(String id, String runId) {
+			this.marker = id;
+			this.vetted = runId;
+		}
+
 		void flush() {
 			this.marker = null;
+			this.vetted = null;
 			this.nonce = null;
 			this.recordedGuard = 0;
 		}
@@ -278,7 +328,13 @@ class ServerStateTests {
 				return CompletableFuture.failedFuture(new RedisConnectionException("down"));
 			}
 			this.beforeAnswer.run();
-			return CompletableFuture.completedFuture(section.equals("server") ? this.info : this.memory);
+			return CompletableFuture.completedFuture(this.info);
+		}
+
+		@Override
+		public CompletionStage<String> configGet(String parameter) {
+			return this.configRefused ? CompletableFuture.failedFuture(new RedisConnectionException("NOPERM"))
+					: CompletableFuture.completedFuture(this.appendfsync);
 		}
 
 		@Override
@@ -287,12 +343,20 @@ class ServerStateTests {
 			if (script == Script.GUARD_READ) {
 				this.recordedGuard = Math.max(this.recordedGuard, Long.parseLong(args[1]));
 				if (this.marker != null) {
-					return CompletableFuture.completedFuture(List.of(1L, this.marker, this.recordedGuard));
+					return CompletableFuture.completedFuture(
+							List.of(1L, this.marker, this.recordedGuard, (this.vetted != null) ? this.vetted : ""));
 				}
 				if (this.nonce == null) {
 					this.nonce = args[0];
 				}
 				return CompletableFuture.completedFuture(List.of(0L, this.nonce, this.recordedGuard));
+			}
+			if (script == Script.GUARD_VET) {
+				if (!args[0].equals(this.marker)) {
+					return CompletableFuture.completedFuture(List.of(0L));
+				}
+				this.vetted = args[1];
+				return CompletableFuture.completedFuture(List.of(1L));
 			}
 			if (this.loseBeforePromote) {
 				flush();
@@ -305,6 +369,7 @@ class ServerStateTests {
 			}
 			this.marker = args[1];
 			this.promotedGuard = Long.parseLong(args[2]);
+			this.vetted = args[3];
 			this.nonce = null;
 			return CompletableFuture.completedFuture(List.of(1L, this.marker));
 		}

@@ -39,6 +39,7 @@ final class QuorumLockEngineConfigurer {
 			.retryDelay(properties.getRetryDelay().getMin(), properties.getRetryDelay().getMax())
 			.onLeaseLost(properties.getOnLeaseLost())
 			.syncReplicas(properties.getSyncReplicas())
+			.allowEvictingMasters(properties.isAllowEvictingMasters())
 			.fencingCounterTtl(properties.getFencing().getCounterTtl())
 			.maxKeyLength(properties.getMaxKeyLength());
 		if (properties.getRejoinDelay() != null) {

@@ -58,20 +58,22 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 	private RetryDelay retryDelay = new RetryDelay();
 
 	/**
-	 * Restart guard: a node that restarted less than this long ago does not count toward
-	 * a quorum. Empty means the longest lease declared (quorumlock.lease, every instance
-	 * lease and every @DistributedLock lease), fixed at start-up; a longer lease is
-	 * refused at call time, and a value shorter than a declared lease stops the start-up.
-	 * Zero turns the guard off. Single mode has no guard. Every instance using the same
-	 * masters needs the same value.
+	 * Restart guard: a master that lost its data (restarted empty, flushed, or another
+	 * server behind its address, detected by its missing dataset marker) does not count
+	 * toward a quorum until this long after it was first seen so. Empty means the longest
+	 * lease declared (quorumlock.lease, every instance lease and every @DistributedLock
+	 * lease), fixed at start-up; a longer lease is refused at call time, and a value
+	 * shorter than a declared lease stops the start-up. Zero turns the guard off. Single
+	 * mode has no guard. Masters hold back for the longest guard any instance using them
+	 * records.
 	 */
 	private Duration rejoinDelay;
 
 	/**
 	 * run_ids (from INFO server) of masters started brand new for a new deployment: the
-	 * restart guard lets them vote at once while that server process lasts; a restart
-	 * gives a new run_id and the guard applies again. Only for masters on which no lease
-	 * was ever granted before these processes started.
+	 * restart guard marks them at once instead of holding them back; a restart gives a
+	 * new run_id and the guard applies again if the data was lost. Only for masters on
+	 * which no lease was ever granted before these processes started.
 	 */
 	private List<String> freshMasterRunIds = new ArrayList<>();
 
@@ -80,6 +82,14 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 	 * the failover window of a master with replicas.
 	 */
 	private int syncReplicas;
+
+	/**
+	 * Whether masters that can evict lock keys (a maxmemory limit with a maxmemory-policy
+	 * other than noeviction) still count: by default they do not vote in quorum mode and
+	 * refuse grants in single mode, since under memory pressure they drop held lock keys
+	 * and grant them again.
+	 */
+	private boolean allowEvictingMasters;
 
 	/**
 	 * Fencing token settings.
@@ -194,6 +204,14 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 
 	public void setSyncReplicas(int syncReplicas) {
 		this.syncReplicas = syncReplicas;
+	}
+
+	public boolean isAllowEvictingMasters() {
+		return this.allowEvictingMasters;
+	}
+
+	public void setAllowEvictingMasters(boolean allowEvictingMasters) {
+		this.allowEvictingMasters = allowEvictingMasters;
 	}
 
 	public int getMaxKeyLength() {

@@ -128,6 +128,25 @@ class LostDataIntegrationTests {
 	}
 
 	@Test
+	void aMasterRestartedFromASnapshotOlderThanTheLeaseIsHeldBack() {
+		try (QuorumLockEngine a = engine()) {
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> a.nodes().stream().allMatch(RegistryStatus.Node::voting));
+			redis.node(0).call("SAVE"); // the marker is in the snapshot, A's key will not
+										// be
+			Lease first = holdOnEntry0AndMaster1(a);
+			redis.node(0).restart(); // loads the snapshot: its marker, not A's key
+			assertThat(redis.node(0).exists("lock:{quorumlock:marker}")).isTrue();
+			assertThat(redis.node(0).exists("lock:{" + this.key + "}")).isFalse();
+			refusedWhileHeld(first);
+		}
+		finally {
+			redis.node(0).call("FLUSHALL");
+			redis.node(0).call("SAVE"); // the next restart of this fixture starts empty
+		}
+	}
+
+	@Test
 	void aMasterThatLostItsDataVotesAgainOnceHeldBackForTheGuard() {
 		try (QuorumLockEngine a = engine()) {
 			holdOnEntry0AndMaster1(a).release();

@@ -18,16 +18,16 @@ import io.quorumlock.testing.RedisServer;
 
 /**
  * A loopback TCP proxy in front of one test server that, once {@linkplain #slowInfo
- * armed}, holds each {@code INFO server} request for a while before passing it on: the
- * server answers late and reports the uptime it has when it finally reads the request, as
- * a busy or just-restarted server does to a client whose request it reads late. A
- * connection whose server side closes (the server was killed) is closed on the client
- * side too, so the client sees the drop and reconnects through the proxy.
+ * armed}, holds each {@code INFO} request for a while before passing it on: the server
+ * answers late and reports the uptime it has when it finally reads the request, as a busy
+ * or just-restarted server does to a client whose request it reads late. A connection
+ * whose server side closes (the server was killed) is closed on the client side too, so
+ * the client sees the drop and reconnects through the proxy.
  */
 final class SlowInfoProxy implements AutoCloseable {
 
-	/** {@code INFO server} as Lettuce encodes it. */
-	private static final byte[] INFO_SERVER = "INFO\r\n$6\r\nserver\r\n".getBytes(StandardCharsets.US_ASCII);
+	/** {@code INFO}, with any section, as Lettuce encodes it. */
+	private static final byte[] INFO_SERVER = "$4\r\nINFO\r\n".getBytes(StandardCharsets.US_ASCII);
 
 	private final RedisServer server;
 
@@ -50,12 +50,12 @@ final class SlowInfoProxy implements AutoCloseable {
 		return "redis://127.0.0.1:" + this.listener.getLocalPort();
 	}
 
-	/** From now on, hold each {@code INFO server} request for {@code delay}. */
+	/** From now on, hold each {@code INFO} request for {@code delay}. */
 	void slowInfo(Duration delay) {
 		this.delayNanos = delay.toNanos();
 	}
 
-	/** How many {@code INFO server} requests were held so far. */
+	/** How many {@code INFO} requests were held so far. */
 	int delayedInfos() {
 		return this.delayed.get();
 	}

@@ -7,31 +7,38 @@
  * {@code NodeSettingsBuilder}, timing in {@code TimingSettingsBuilder}, requests and
  * policies in {@code EngineBuilder}), {@code EngineSettings} checks them
  * ({@link io.quorumlock.redis.NodeUri}, {@link io.quorumlock.LockRules}) and fixes the
- * {@code RestartGuard}; {@code QuorumLockEngine} wires the parts below.</li>
+ * {@code RestartGuard}; {@code QuorumLockEngine} wires the parts below, on its own
+ * threads ({@code EngineTimers}) or on what a test supplies ({@code EngineRuntime}).</li>
  * <li>Request: {@code Requests} takes it in; {@code RequestResolver} resolves the options
  * (request, instance, defaults) and the Redis keys ({@code LockKeys}); {@code Reentry}
  * finds a lease already in scope on this thread.</li>
- * <li>Acquire: {@code Acquirer} starts an {@code Acquisition} (its request, deadline and
- * failure wording in {@code AcquisitionState}) with a new token ({@code Tokens}): per key
- * in sorted order, the local queue ({@code LocalGates}), then rounds of {@code SET NX PX}
- * ({@code Voters#acquire}) until a quorum grants the key within its validity
- * ({@code Validity}); contention subscribes to the key's release channel
- * ({@code ReleaseSignals}) and waits for it or a jittered back-off ({@code Timers}); a
- * multi-key grant proves its earlier keys ({@code MultiKeyProof}); the caller holds an
- * {@code AcquisitionResult}, and a failure says why ({@code NotAcquired}).</li>
+ * <li>Acquire: {@code Acquirer} starts an {@code Acquisition} (its request, deadline,
+ * per-key tokens and failure wording in {@code AcquisitionState}), tracked until it ends
+ * so that closing the engine ends it ({@code Pending}): per key in sorted order, the
+ * local queue ({@code LocalGates}), then rounds of {@code SET NX PX}
+ * ({@code Voters#acquire}), each with a fresh token ({@code Tokens}), until a quorum
+ * grants the key within its validity ({@code Validity}); contention subscribes to the
+ * key's release channel ({@code ReleaseSignals}) and waits for it or a jittered back-off
+ * ({@code Timers}); a multi-key grant proves its earlier keys ({@code MultiKeyProof});
+ * the caller holds an {@code AcquisitionResult}, and a failure says why
+ * ({@code NotAcquired}).</li>
  * <li>Rounds: {@code Voters} is the one interface in front of Redis; {@code RedisVoters}
  * runs each as a {@code Round} (one deadline, epochs, votes counted; failure lines
  * written when read, {@code RoundFailures}) over the {@code RedisNode}s, holding back the
- * nodes {@code HeldBack} names (restart guard, {@code SameServer}).</li>
- * <li>Nodes: a {@code RedisNode} is a {@code StandaloneNode} (Lettuce's
- * {@code RedisClient}; its server's start and run_id per connection epoch in
- * {@code ServerStart}; {@code WAIT} on its own connection in {@code ReplicatedWrites}) or
- * a {@code ClusterNode} (Lettuce's {@code RedisClusterClient}, a whole cluster in single
- * mode), sharing {@code NodeContext}. Each connects in the background
- * ({@code Reconnector}), probes its ACL ({@code ScriptProbe}), sends lost releases and
- * undos again while their lease could live ({@code Redos}), subscribes through
- * {@code PubSub} (lost UNSUBSCRIBEs in {@code LostUnsubscribes}) and scans for keys
- * without a TTL ({@code LeakScan}).</li>
+ * nodes {@code HeldBack} names (restart guard, eviction, {@code SameServer}); a grant
+ * that finds a master's dataset marker gone fails with
+ * {@code NodeDataLostException}.</li>
+ * <li>Nodes: a {@code RedisNode} (sharing {@code NodeContext}) reaches its server through
+ * a {@code Transport}, its connections as {@code Link}s: {@code LettuceTransport} for one
+ * server, {@code ClusterTransport} for a whole Redis Cluster in single mode (their
+ * Lettuce settings in {@code LettuceContext}), or a test's. Each node connects in the
+ * background ({@code Reconnector}), starts a connection epoch on every drop, reconnect
+ * and NOSCRIPT, loads every {@code Script} on every connection per epoch, probes its ACL
+ * ({@code ScriptProbe}), reads its server's state ({@code ServerState}: run_id, eviction
+ * policy, the restart guard's dataset marker), sends {@code WAIT} on a connection of its
+ * own ({@code ReplicatedWrites}), sends lost releases and undos again while their lease
+ * could live ({@code Redos}), subscribes through {@code PubSub} (lost UNSUBSCRIBEs in
+ * {@code LostUnsubscribes}) and scans for keys without a TTL ({@code LeakScan}).</li>
  * <li>Hand-off: {@code Handoff} and {@code CallerThreads} give the lease to the caller
  * off the I/O threads, {@code Listeners} on their own thread first; {@code Futures} holds
  * the await-and-rethrow rules.</li>

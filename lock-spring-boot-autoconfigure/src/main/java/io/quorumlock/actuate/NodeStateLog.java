@@ -99,14 +99,14 @@ public class NodeStateLog implements AutoCloseable {
 			switch (state) {
 				case DOWN -> logger.warn("quorumlock: master " + node.address() + " is not connected; " + summary
 						+ ((votingNow < this.status.quorum()) ? ": locks fail until enough masters are back" : ""));
-				case HELD_BACK -> logger.warn("quorumlock: master " + node.address() + " restarted "
-						+ seconds(node.uptime()) + " ago: the restart guard holds it back for another "
-						+ seconds(node.heldBackFor()) + " (restart guard " + seconds(this.restartGuard)
-						+ ", the longest declared lease or quorumlock.rejoin-delay), because a master that restarted"
-						+ " may have lost the keys of leases still held; " + summary
-						+ ((votingNow < this.status.quorum()) ? ": locks fail until then" : "")
-						+ ". For brand-new masters on which no lock was ever taken, see "
-						+ "quorumlock.fresh-master-run-ids");
+				case HELD_BACK -> logger
+					.warn("quorumlock: master " + node.address() + " is held back by the restart guard for another "
+							+ seconds(node.heldBackFor()) + " (restart guard " + seconds(this.restartGuard)
+							+ ", the longest declared lease or quorumlock.rejoin-delay): it lost its data, or a new "
+							+ "server process came up with it, and may lack the keys of leases still held; " + summary
+							+ ((votingNow < this.status.quorum()) ? ": locks fail until then" : "")
+							+ ". For brand-new masters on which no lock was ever taken, see "
+							+ "quorumlock.fresh-master-run-ids");
 				case SAME_SERVER -> logger.warn("quorumlock: master " + node.address() + " is the same Redis server as "
 						+ node.sameServerAs() + " (same run_id): it is counted once; " + summary);
 				case VOTING -> {

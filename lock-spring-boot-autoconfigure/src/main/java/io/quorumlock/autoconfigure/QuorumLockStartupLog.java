@@ -53,7 +53,7 @@ final class QuorumLockStartupLog {
 				.append(format(guard))
 				.append((properties.getRejoinDelay() != null) ? " (quorumlock.rejoin-delay)"
 						: " (the longest declared lease)")
-				.append(": a master restarted less than that ago does not vote");
+				.append(": a master that lost its data does not vote for that long");
 			if (!properties.getFreshMasterRunIds().isEmpty()) {
 				line.append(", except ")
 					.append(properties.getFreshMasterRunIds().size())

@@ -40,10 +40,10 @@ class NodeStateLogTests {
 		set(voting("a:1"), heldBack("b:2", 11, 19), down("c:3"));
 		poll(3);
 		assertThat(count(output, "quorumlock: master b:2 is connected again")).isOne();
-		assertThat(count(output, "quorumlock: master b:2 restarted 11 s ago: the restart guard holds it back for "
-				+ "another 19 s (restart guard 30 s, the longest declared lease or quorumlock.rejoin-delay), because "
-				+ "a master that restarted may have lost the keys of leases still held; 1 of 3 masters vote now, a "
-				+ "lock needs 2: locks fail until then"))
+		assertThat(count(output, "quorumlock: master b:2 is held back by the restart guard for another 19 s "
+				+ "(restart guard 30 s, the longest declared lease or quorumlock.rejoin-delay): it lost its data, or a "
+				+ "new server process came up with it, and may lack the keys of leases still held; 1 of 3 masters "
+				+ "vote now, a lock needs 2: locks fail until then"))
 			.isOne();
 		set(voting("a:1"), voting("b:2"), down("c:3"));
 		poll(3);

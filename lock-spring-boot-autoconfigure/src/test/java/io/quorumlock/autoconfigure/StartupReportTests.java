@@ -73,8 +73,8 @@ class StartupReportTests {
 				assertThat(context).hasNotFailed();
 				assertThat(output).contains("quorumlock: quorum mode on 3 masters [127.0.0.1:" + PORT_A + ", 127.0.0.1:"
 						+ PORT_B + ", 127.0.0.1:" + PORT_C + "] (quorumlock.nodes), quorum 2, node-timeout 50ms, "
-						+ "restart guard 10s (the longest declared lease): a master restarted less than that ago "
-						+ "does not vote");
+						+ "restart guard 10s (the longest declared lease): a master that lost its data does not "
+						+ "vote for that long");
 				assertThat(output).doesNotContain("secret");
 			});
 	}

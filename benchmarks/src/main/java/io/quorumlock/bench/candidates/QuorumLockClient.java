@@ -5,14 +5,17 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.quorumlock.Lease;
 import io.quorumlock.LockRequest;
 import io.quorumlock.redis.QuorumLockEngine;
 
 /**
- * quorumlock's programmatic API with its defaults (renewal on, 50 ms node timeout), the
- * request built on every call as an application would: exclusive, shared or a permit. The
- * restart guard is off: the servers were just started.
+ * quorumlock's programmatic API with its defaults (renewal on, 50 ms node timeout, the
+ * restart guard on in quorum mode), the request built on every call as an application
+ * would: exclusive, shared or a permit. The servers were just started, so they are
+ * declared brand new by their run_ids and vote at once, as in a new deployment.
  */
 final class QuorumLockClient implements LockClient {
 
@@ -38,7 +41,25 @@ final class QuorumLockClient implements LockClient {
 	}
 
 	static QuorumLockEngine engine(List<String> nodes) {
-		return QuorumLockEngine.builder().nodes(nodes).rejoinDelay(Duration.ZERO).build();
+		return QuorumLockEngine.builder().nodes(nodes).freshMasterRunIds(runIds(nodes)).build();
+	}
+
+	/** Each server's {@code run_id}, read once. */
+	private static List<String> runIds(List<String> nodes) {
+		return nodes.stream().map((node) -> {
+			RedisClient client = RedisClient.create(node);
+			try (StatefulRedisConnection<String, String> connection = client.connect()) {
+				String info = connection.sync().info("server");
+				return info.lines()
+					.filter((line) -> line.startsWith("run_id:"))
+					.map((line) -> line.substring("run_id:".length()).trim())
+					.findFirst()
+					.orElseThrow();
+			}
+			finally {
+				client.shutdown();
+			}
+		}).toList();
 	}
 
 	@Override

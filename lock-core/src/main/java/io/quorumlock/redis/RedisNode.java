@@ -256,6 +256,24 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 		return this.state == null || (this.state.isTrusted() && (evictionAllowed || this.state.evicting() == null));
 	}
 
+	/**
+	 * How soon the node may vote as far as it knows: {@link Long#MAX_VALUE} while not
+	 * connected or evicting (unless allowed), the rest of its restart-guard hold-back,
+	 * else zero (voting, or its connection being prepared).
+	 */
+	long votesInNanos(boolean evictionAllowed) {
+		if (!isConnected()) {
+			return Long.MAX_VALUE;
+		}
+		if (!isReady() || this.state == null || !this.state.isKnown()) {
+			return 0;
+		}
+		if (this.state.evicting() != null && !evictionAllowed) {
+			return Long.MAX_VALUE;
+		}
+		return this.state.heldBackNanos();
+	}
+
 	/** Why {@link #votes} is false as far as the node goes, for messages; else null. */
 	String notVoting(boolean evictionAllowed) {
 		if (!isConnected()) {

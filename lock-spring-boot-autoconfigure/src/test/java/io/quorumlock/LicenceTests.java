@@ -72,14 +72,23 @@ class LicenceTests {
 	private static List<Path> sources() {
 		try (Stream<Path> files = Files.walk(ROOT)) {
 			return files.filter((file) -> file.toString().endsWith(".java"))
-				.filter((file) -> !ROOT.relativize(file).toString().contains("/target/"))
-				.filter((file) -> !ROOT.relativize(file).startsWith(".git"))
+				.filter((file) -> !built(ROOT.relativize(file)))
 				.sorted()
 				.toList();
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+	}
+
+	/** Under a build's output ({@code target}) or in Git's own files. */
+	private static boolean built(Path relative) {
+		for (Path element : relative) {
+			if (element.toString().equals("target") || element.toString().equals(".git")) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private static String read(Path file) {

@@ -104,8 +104,12 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 		this.context = context;
 		this.timers = context.timers();
 		LongSupplier clock = this.timers::nanoTime;
+		// a redo is sent once the epoch open now is ready: before that, eval fails at
+		// once,
+		// and a redo re-queued at once would spin until the scripts are loaded (prepare
+		// sends the pending redos itself when they are)
 		this.redos = new Redos((redo) -> watched(eval(redo.script(), redo.key(), redo.args())), clock,
-				this.timers::execute, this::isConnected, this::isClosed, this::epoch);
+				this.timers::execute, () -> isConnected() && isReady(), this::isClosed, this::epoch);
 		this.pubSub = new PubSub(transport, context.onMessage(), this.timers::execute, this::isClosed);
 		this.reconnector = new Reconnector((task, delay) -> this.timers.schedule(task, delay.toNanos()),
 				(error) -> context.onError().accept(transport.address(), error), this::isClosed);

@@ -95,6 +95,24 @@ class RedisNodeTests {
 			.hasSize(2);
 	}
 
+	@Test
+	@org.junit.jupiter.api.Timeout(10)
+	void aReleaseRefusedWhileTheScriptsLoadWaitsForThemInsteadOfSpinning() {
+		RedisNode node = node(false);
+		this.transport.holdLoads = true;
+		this.transport.links.get(0).events.reconnected();
+		this.timers.runDue();
+		CompletableFuture<Long> release = node.evalRedone(Script.RELEASE, TimeUnit.SECONDS.toNanos(30), "lock:{k}", "t",
+				"c");
+		assertThat(release).isCompletedExceptionally(); // not loaded on this connection
+														// yet
+		this.timers.runDue(); // would never return if the redo were sent again at once
+		assertThat(this.transport.links.get(0).calls).noneMatch((call) -> call.endsWith(" lock:{k}"));
+		this.transport.answerLoads();
+		this.timers.runDue();
+		assertThat(this.transport.links.get(0).calls).filteredOn((call) -> call.endsWith(" lock:{k}")).hasSize(1);
+	}
+
 	/** Hands out fake links and remembers them. */
 	private static final class FakeTransport implements Transport {
 

@@ -37,9 +37,6 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 			Script.GUARD_VET, SharedScripts.ACQUIRE, SharedScripts.EXTEND, SharedScripts.RELEASE, SharedScripts.HOLD,
 			SharedScripts.INTENT };
 
-	/** How often the state of a voting node is read again (eviction policy, guard). */
-	private static final int STATE_EVERY = 10;
-
 	private final Transport transport;
 
 	private final Timers timers;
@@ -85,8 +82,6 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 
 	/** Last round-trip time, for status. */
 	private volatile long lastLatencyNanos = -1;
-
-	private int maintained;
 
 	private final Redos redos;
 
@@ -506,17 +501,17 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 
 	/**
 	 * The engine's periodic care, every second: load the scripts if this epoch has not,
-	 * read the server's state if it is not trusted or can evict (and now and then
-	 * anyway), send the pending redos and the lost UNSUBSCRIBEs.
+	 * read the server's state again (its eviction policy may have changed on a live
+	 * connection), send the pending redos and the lost UNSUBSCRIBEs.
 	 */
 	void maintain() {
 		if (isConnected() && !this.closed) {
 			if (!isReady()) {
 				prepare();
 			}
-			else if (this.state != null && !this.state.isReading() && (!this.state.isTrusted()
-					|| this.state.evicting() != null || ++this.maintained % STATE_EVERY == 0)) {
-				readState();
+			else if (this.state != null && !this.state.isReading()) {
+				readState(); // an eviction policy set on a live server shows within a
+								// second
 			}
 		}
 		this.redos.redoPending();

@@ -110,7 +110,7 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 				(error) -> context.onError().accept(transport.address(), error), this::isClosed);
 		this.probe = new ScriptProbe(context.probeKey());
 		this.state = transport.isOneServer() ? new ServerState(context.guardKeys(), this::epoch, clock, context.guard(),
-				context.clockDriftFactor(), context.freshRunIds(), context.ids()) : null;
+				context.clockDriftFactor(), context.freshRunIds(), context.anyMarked(), context.ids()) : null;
 	}
 
 	/** Host and port, never credentials. */

@@ -28,7 +28,7 @@ class RedisNodeTests {
 	private RedisNode node(boolean replicatedWrites) {
 		NodeContext context = new NodeContext(this.timers, "lock:{quorumlock:probe}",
 				new String[] { "lock:{quorumlock:marker}", "lock:{quorumlock:pending}" }, null, 0.01, Set.of(),
-				() -> "id", replicatedWrites, (channel) -> {
+				new java.util.concurrent.atomic.AtomicBoolean(), () -> "id", replicatedWrites, (channel) -> {
 				}, (address, error) -> {
 				});
 		RedisNode node = new RedisNode(this.transport, context);

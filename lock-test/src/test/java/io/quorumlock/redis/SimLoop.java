@@ -1,6 +1,5 @@
 package io.quorumlock.redis;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
@@ -115,6 +114,7 @@ final class SimLoop {
 				return false;
 			}
 			this.cancelled = true;
+			SimLoop.this.cancelledInQueue++;
 			return true;
 		}
 
@@ -168,7 +168,11 @@ final class SimLoop {
 	/** FNV-1a over every trace line. */
 	private long traceHash = 0xcbf29ce484222325L;
 
-	private final ArrayDeque<String> tail = new ArrayDeque<>();
+	private final long[] tailTimes = new long[TRACE_TAIL];
+
+	private final String[] tailLines = new String[TRACE_TAIL];
+
+	private int tailNext;
 
 	/** Every line, when the whole trace is kept; else null. */
 	private final List<String> all;
@@ -181,9 +185,12 @@ final class SimLoop {
 	 * reschedules itself at once, without waiting for anything, burns a real thread the
 	 * same way.
 	 */
-	static final int BUSY_LOOP = 100_000;
+	static final int BUSY_LOOP = 10_000;
 
 	private long sameInstant;
+
+	/** Cancelled events still in the queue: purged when they are most of it. */
+	private int cancelledInQueue;
 
 	/** Set to stop the run at once (a violation). */
 	private boolean stopped;
@@ -258,7 +265,12 @@ final class SimLoop {
 			}
 			this.queue.poll();
 			if (event.cancelled) {
+				this.cancelledInQueue--;
 				continue;
+			}
+			if (this.cancelledInQueue > 1024 && this.cancelledInQueue > this.queue.size() / 2) {
+				this.queue.removeIf((e) -> e.cancelled);
+				this.cancelledInQueue = 0;
 			}
 			this.sameInstant = (event.time == this.now) ? this.sameInstant + 1 : 0;
 			if (this.sameInstant > BUSY_LOOP) {
@@ -288,21 +300,23 @@ final class SimLoop {
 	/** Add a line to the trace, stamped with the true time in microseconds. */
 	void trace(String line) {
 		long micros = this.now / 1000;
-		String stamped = (micros / 1000) + "." + (char) ('0' + micros % 1000 / 100) + (char) ('0' + micros % 100 / 10)
-				+ (char) ('0' + micros % 10) + " " + line;
-		for (int i = 0; i < stamped.length(); i++) {
-			this.traceHash ^= stamped.charAt(i);
-			this.traceHash *= 0x100000001b3L;
+		long hash = this.traceHash;
+		hash = (hash ^ micros) * 0x100000001b3L;
+		for (int i = 0; i < line.length(); i++) {
+			hash = (hash ^ line.charAt(i)) * 0x100000001b3L;
 		}
-		this.traceHash ^= '\n';
-		this.traceHash *= 0x100000001b3L;
+		this.traceHash = hash;
 		if (this.all != null) {
-			this.all.add(stamped);
+			this.all.add(stamp(micros, line));
 		}
-		this.tail.addLast(stamped);
-		if (this.tail.size() > TRACE_TAIL) {
-			this.tail.removeFirst();
-		}
+		this.tailTimes[this.tailNext] = micros;
+		this.tailLines[this.tailNext] = line;
+		this.tailNext = (this.tailNext + 1) % TRACE_TAIL;
+	}
+
+	private static String stamp(long micros, String line) {
+		return (micros / 1000) + "." + (char) ('0' + micros % 1000 / 100) + (char) ('0' + micros % 100 / 10)
+				+ (char) ('0' + micros % 10) + " " + line;
 	}
 
 	long traceHash() {
@@ -311,7 +325,14 @@ final class SimLoop {
 
 	/** The last lines of the trace. */
 	List<String> tail() {
-		return List.copyOf(this.tail);
+		List<String> lines = new ArrayList<>(TRACE_TAIL);
+		for (int i = 0; i < TRACE_TAIL; i++) {
+			int at = (this.tailNext + i) % TRACE_TAIL;
+			if (this.tailLines[at] != null) {
+				lines.add(stamp(this.tailTimes[at], this.tailLines[at]));
+			}
+		}
+		return lines;
 	}
 
 	/** Every line, if kept. */

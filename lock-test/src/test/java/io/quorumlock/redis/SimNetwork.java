@@ -69,7 +69,7 @@ final class SimNetwork {
 	}
 
 	boolean partitioned(String engine, String address) {
-		return this.partitions.contains(engine + "|" + address);
+		return !this.partitions.isEmpty() && this.partitions.contains(engine + "|" + address);
 	}
 
 	void partition(String engine, String address) {

@@ -108,7 +108,7 @@ final class SimRun {
 		this.network = new SimNetwork(this.loop, 100_000, 1_500_000, 10, 60_000_000);
 		this.history = new SimHistory(this.loop);
 		this.network.history = this.history;
-		this.workUntil = millis(2500 + this.random.nextInt(2500));
+		this.workUntil = millis(1500 + this.random.nextInt(1500));
 	}
 
 	static long millis(long millis) {
@@ -124,7 +124,7 @@ final class SimRun {
 			new SimWorkload(run).start();
 			run.faults();
 			run.loop.afterEach(run.history::check);
-			run.loop.runUntil(run.workUntil + millis(1500));
+			run.loop.runUntil(run.workUntil + millis(1000));
 			run.end();
 			summary = run.summary();
 		}

@@ -200,7 +200,7 @@ final class SimServer {
 	/** The server's wall clock, nanoseconds since the epoch. */
 	long wallNanos() {
 		long t = this.loop.now();
-		return this.wallOffset + t + t / 1_000_000 * this.driftPpm;
+		return this.wallOffset + t + (long) (t * (this.driftPpm / 1e6));
 	}
 
 	long wallMillis() {

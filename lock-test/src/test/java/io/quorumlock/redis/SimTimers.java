@@ -21,8 +21,8 @@ final class SimTimers implements Timers {
 	/** The engine's clock at true time zero. */
 	private final long offset;
 
-	/** How far the clock runs fast (positive) or slow, in parts per million. */
-	private final long driftPpm;
+	/** How far the clock runs fast (positive) or slow, as a fraction. */
+	private final double rate;
 
 	private final long retryMinNanos;
 
@@ -32,7 +32,7 @@ final class SimTimers implements Timers {
 		this.loop = loop;
 		this.actor = actor;
 		this.offset = offset;
-		this.driftPpm = driftPpm;
+		this.rate = driftPpm / 1e6;
 		this.retryMinNanos = retryMinNanos;
 		this.retryMaxNanos = retryMaxNanos;
 	}
@@ -42,16 +42,15 @@ final class SimTimers implements Timers {
 		return clockAt(this.loop.now());
 	}
 
-	/** The engine's clock at a true time. */
+	/** The engine's clock at a true time: monotonic, at its own rate. */
 	long clockAt(long trueNanos) {
-		return this.offset + trueNanos + trueNanos / 1_000_000 * this.driftPpm;
+		return this.offset + trueNanos + (long) (trueNanos * this.rate);
 	}
 
-	/** The true time at which the engine's clock reads {@code clock} (at the latest). */
+	/** The first true time at which the engine's clock reads {@code clock} or later. */
 	long trueAt(long clock) {
 		long elapsed = clock - this.offset;
-		// elapsed = t + t/1e6*ppm, so t ~ elapsed / (1 + ppm/1e6); then step to the exact
-		long t = (long) (elapsed / (1 + this.driftPpm / 1e6));
+		long t = (long) (elapsed / (1 + this.rate));
 		while (clockAt(t) < clock) {
 			t++;
 		}

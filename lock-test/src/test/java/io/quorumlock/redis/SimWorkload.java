@@ -45,7 +45,7 @@ final class SimWorkload {
 
 	void start() {
 		for (SimRun.Engine engine : this.run.engines) {
-			int callers = 1 + this.random.nextInt(3);
+			int callers = 1 + this.random.nextInt(2);
 			for (int i = 0; i < callers; i++) {
 				String caller = engine.name + "." + i;
 				this.loop.at(SimRun.millis(this.random.nextInt(300)), engine.actor, () -> next(engine, caller));

@@ -159,8 +159,17 @@ final class SimRun {
 			server.call("HSET", PREFIX + "{quorumlock:marker}", "id", "dataset-" + i, "guard", "0");
 		}
 		int engineCount = 2 + this.random.nextInt(2);
+		long[] choices = { 300, 600, 1200 };
+		Duration[] leases = new Duration[engineCount];
+		Duration longest = Duration.ZERO;
 		for (int i = 0; i < engineCount; i++) {
-			buildEngine("e" + i);
+			leases[i] = Duration.ofMillis(choices[this.random.nextInt(choices.length)]);
+			longest = (leases[i].compareTo(longest) > 0) ? leases[i] : longest;
+		}
+		for (int i = 0; i < engineCount; i++) {
+			// one rejoin delay on every client of these masters, at least every lease in
+			// use
+			buildEngine("e" + i, leases[i], longest);
 		}
 		this.loop.trace("seed " + this.seed + ": " + count + " masters"
 				+ ((evicting >= 0) ? " (s" + evicting + " evicting)" : "") + ", engines "
@@ -185,10 +194,8 @@ final class SimRun {
 		return -bound + (long) (this.random.nextDouble() * 2 * bound);
 	}
 
-	private void buildEngine(String name) {
-		long[] leases = { 300, 600, 1200 };
+	private void buildEngine(String name, Duration lease, Duration rejoinDelay) {
 		long[] nodeTimeouts = { 20, 40, 60, 90 };
-		Duration lease = Duration.ofMillis(leases[this.random.nextInt(leases.length)]);
 		Duration nodeTimeout = Duration.ofMillis(nodeTimeouts[this.random.nextInt(nodeTimeouts.length)]);
 		Duration retryMin = Duration.ofMillis(5 + this.random.nextInt(15));
 		Duration retryMax = Duration.ofMillis(40 + this.random.nextInt(120));
@@ -206,7 +213,7 @@ final class SimRun {
 			.defaults(LockOptions.none().lease(lease))
 			.syncReplicas(syncReplicas);
 		if (this.masters.size() > 1) {
-			builder.rejoinDelay(lease);
+			builder.rejoinDelay(rejoinDelay);
 		}
 		EngineRuntime runtime = new EngineRuntime(timers, (task) -> this.loop.at(0, actor, task),
 				new Random(this.random.nextLong()), (uri) -> new SimTransport(this.network, timers, name,

@@ -150,13 +150,15 @@ final class SimRun {
 		for (int i = 0; i < count; i++) {
 			String address = "sim-" + i + ":7000";
 			SimServer server = new SimServer("s" + i, this.loop, serverWallOffset(), drift(),
-					(i == evicting) ? "volatile-lru" : "noeviction", 1);
+					(i == evicting) ? "volatile-lru" : "noeviction", 1, this.random.nextBoolean());
 			this.masters.add(server);
 			this.addresses.add(address);
 			this.network.route(address, server);
 			// masters that have served these engines before: their dataset marker is
 			// there
-			server.call("HSET", PREFIX + "{quorumlock:marker}", "id", "dataset-" + i, "guard", "0");
+			server.call("HSET", PREFIX + "{quorumlock:marker}", "id", "dataset-" + i, "guard", "0", "vetted",
+					server.runId());
+			snapshots(server);
 		}
 		int engineCount = 2 + this.random.nextInt(2);
 		long[] choices = { 300, 600, 1200 };
@@ -184,6 +186,21 @@ final class SimRun {
 	 * from {@code TIME} assume (the rejoin delay is far longer than any clock difference
 	 * between nodes).
 	 */
+	/**
+	 * A server snapshots its data every 400 ms or so (what a restart without AOF brings
+	 * back).
+	 */
+	private void snapshots(SimServer server) {
+		this.loop.at(millis(200) + (long) (this.random.nextDouble() * millis(400)), null, () -> {
+			if (server.isRunning()) {
+				server.save();
+			}
+			if (this.loop.now() < this.workUntil) {
+				snapshots(server);
+			}
+		});
+	}
+
 	private long serverWallOffset() {
 		return WALL_EPOCH + (long) (this.random.nextDouble() * millis(50));
 	}
@@ -325,17 +342,21 @@ final class SimRun {
 	}
 
 	/**
-	 * Crash, then restart after {@code down}: with its data (an append-only file, the
-	 * clock perhaps stepped back) or, in quorum mode only, empty (the clock perhaps
-	 * stepped forward: never back across a restart that lost the fencing counters).
+	 * Crash, then restart after {@code down}: with its data (from its append-only file,
+	 * fsync'd on every write, the clock perhaps stepped back; or, in quorum mode only,
+	 * from its last snapshot, without the writes since) or, in quorum mode only, empty
+	 * (the clock perhaps stepped forward: never back across a restart that lost the
+	 * fencing counters).
 	 */
 	private void restart(String address, SimServer server, long down, boolean keepData) {
-		if (!server.isRunning()) {
+		if (!server.isRunning() || (keepData && !server.isAppendOnly() && this.masters.size() == 1)) {
 			return;
 		}
-		Map<String, Object[]> appendOnly = keepData ? server.snapshot() : null;
-		note("crash " + server.name + ", restart " + (keepData ? "with its data" : "empty") + " after "
-				+ down / 1_000_000 + " ms");
+		boolean everyWrite = keepData && server.isAppendOnly();
+		Map<String, Object[]> data = !keepData ? null : everyWrite ? server.snapshot() : server.lastSave();
+		note("crash " + server.name + ", restart "
+				+ (!keepData ? "empty" : everyWrite ? "from its append-only file" : "from its last snapshot")
+				+ " after " + down / 1_000_000 + " ms");
 		server.crash();
 		this.network.crashed(server);
 		this.loop.at(down, null, () -> {
@@ -345,7 +366,7 @@ final class SimRun {
 						: (long) (this.random.nextDouble() * millis(10_000));
 				server.stepClock(step);
 			}
-			server.restart(keepData, appendOnly);
+			server.restart(keepData, data);
 			this.loop.trace("restart " + server.name + " (run_id " + server.runId().substring(0, 6) + ", clock stepped "
 					+ step / 1_000_000 + " ms)");
 		});
@@ -384,7 +405,10 @@ final class SimRun {
 		int kind = this.random.nextInt(3);
 		SimServer other = new SimServer(server.name + "'", this.loop, serverWallOffset(), drift(), "noeviction", 1);
 		if (kind == 0) {
-			other.restart(true, server.snapshot());
+			// a replica promoted: all the data, or its last snapshot (a replica that
+			// lags)
+			other.restart(true, this.random.nextBoolean() ? server.snapshot() : server.lastSave());
+			other.promoted();
 		}
 		else if (kind == 2) {
 			other.call("HSET", PREFIX + "{quorumlock:marker}", "id", "another-dataset", "guard", "60000");
@@ -392,9 +416,8 @@ final class SimRun {
 		if (kind != 0) {
 			other.backdateStart(millis(3_600_000)); // long-running
 		}
-		note("failover behind " + address + " to " + other.name + " ("
-				+ ((kind == 0) ? "a promoted copy" : (kind == 1) ? "another server, empty" : "another server's dataset")
-				+ ")");
+		note("failover behind " + address + " to " + other.name + " (" + ((kind == 0) ? "a promoted replica"
+				: (kind == 1) ? "another server, empty" : "another server's dataset") + ")");
 		this.network.repoint(address, other);
 	}
 

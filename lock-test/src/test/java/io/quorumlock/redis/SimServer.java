@@ -93,10 +93,28 @@ final class SimServer {
 	/** What {@code WAIT} answers. */
 	private int replicas;
 
+	/**
+	 * Whether it keeps an append-only file, fsync'd on every write
+	 * ({@code appendfsync always}).
+	 */
+	private final boolean appendOnly;
+
+	/** {@code master_replid2}: set on a replica promoted to master. */
+	private String replid2 = "0000000000000000000000000000000000000000";
+
+	/** The last snapshot ({@code BGSAVE}), what a restart from it brings back. */
+	private Map<String, Object[]> lastSave = new LinkedHashMap<>();
+
 	/** Commands run, for the trace. */
 	private long commands;
 
 	SimServer(String name, SimLoop loop, long wallOffsetNanos, long driftPpm, String evictionPolicy, int replicas) {
+		this(name, loop, wallOffsetNanos, driftPpm, evictionPolicy, replicas, false);
+	}
+
+	SimServer(String name, SimLoop loop, long wallOffsetNanos, long driftPpm, String evictionPolicy, int replicas,
+			boolean appendOnly) {
+		this.appendOnly = appendOnly;
 		this.name = name;
 		this.loop = loop;
 		this.actor = new SimLoop.Actor(name);
@@ -186,6 +204,27 @@ final class SimServer {
 	/** A server that has been up for a while already. */
 	void backdateStart(long nanos) {
 		this.startedWallMillis -= nanos / 1_000_000;
+	}
+
+	boolean isAppendOnly() {
+		return this.appendOnly;
+	}
+
+	/** A snapshot now ({@code BGSAVE}): what a restart from it would bring back. */
+	void save() {
+		this.lastSave = snapshot();
+	}
+
+	Map<String, Object[]> lastSave() {
+		return this.lastSave;
+	}
+
+	/**
+	 * A replica promoted to master: its {@code master_replid2} names the old master's
+	 * history.
+	 */
+	void promoted() {
+		this.replid2 = hex(20);
 	}
 
 	/** Step the wall clock (NTP, an operator, a VM migration). */
@@ -317,6 +356,7 @@ final class SimServer {
 				case "evalsha" -> evalsha(args);
 				case "eval" -> eval(args);
 				case "info" -> info(args);
+				case "config" -> config(args);
 				case "wait" -> (long) this.replicas;
 				case "flushall" -> flushAll();
 				case "ping" -> new Status("PONG");
@@ -598,18 +638,38 @@ final class SimServer {
 	}
 
 	private Object info(String[] args) {
-		String section = (args.length > 1) ? args[1].toLowerCase(Locale.ROOT) : "server";
+		String section = (args.length > 1) ? args[1].toLowerCase(Locale.ROOT) : "default";
 		long uptime = Math.floorDiv(wallMillis(), 1000L) - Math.floorDiv(this.startedWallMillis, 1000L);
+		String server = "# Server\r\nredis_version:7.0.15\r\nredis_mode:standalone\r\nrun_id:" + this.runId
+				+ "\r\ntcp_port:7000\r\nuptime_in_seconds:" + uptime + "\r\nuptime_in_days:" + (uptime / 86400)
+				+ "\r\n";
+		String memory = "# Memory\r\nused_memory:1000000\r\nmaxmemory:" + (isEvicting() ? "104857600" : "0")
+				+ "\r\nmaxmemory_policy:" + this.evictionPolicy + "\r\n";
+		String persistence = "# Persistence\r\nloading:0\r\naof_enabled:" + (this.appendOnly ? 1 : 0) + "\r\n";
+		String replication = "# Replication\r\nrole:master\r\nconnected_slaves:" + this.replicas + "\r\nmaster_replid2:"
+				+ this.replid2 + "\r\n";
 		return switch (section) {
-			case "server" -> "# Server\r\nredis_version:7.0.15\r\nredis_mode:standalone\r\nrun_id:" + this.runId
-					+ "\r\ntcp_port:7000\r\nuptime_in_seconds:" + uptime + "\r\nuptime_in_days:" + (uptime / 86400)
-					+ "\r\n";
-			case "memory" -> "# Memory\r\nused_memory:1000000\r\nmaxmemory:" + (isEvicting() ? "104857600" : "0")
-					+ "\r\nmaxmemory_policy:" + this.evictionPolicy + "\r\n";
-			case "replication" -> "# Replication\r\nrole:master\r\nconnected_slaves:" + this.replicas
-					+ "\r\nmaster_replid2:0000000000000000000000000000000000000000\r\n";
+			case "server" -> server;
+			case "memory" -> memory;
+			case "persistence" -> persistence;
+			case "replication" -> replication;
+			case "default", "all", "everything" ->
+				server + "\r\n" + memory + "\r\n" + persistence + "\r\n" + replication;
 			default -> "";
 		};
+	}
+
+	private Object config(String[] args) {
+		if (args.length != 3 || !args[1].equalsIgnoreCase("get")) {
+			return new Err("ERR unknown subcommand or wrong number of arguments for 'config'");
+		}
+		String value = switch (args[2].toLowerCase(Locale.ROOT)) {
+			case "appendonly" -> this.appendOnly ? "yes" : "no";
+			case "appendfsync" -> "always";
+			case "maxmemory-policy" -> this.evictionPolicy;
+			default -> null;
+		};
+		return (value != null) ? List.of(args[2].toLowerCase(Locale.ROOT), value) : List.of();
 	}
 
 	private Object flushAll() {

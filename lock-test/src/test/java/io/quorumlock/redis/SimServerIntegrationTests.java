@@ -100,13 +100,18 @@ class SimServerIntegrationTests {
 		eval(Compare.EXACT, Script.ACQUIRE, 2, k, m, "t1", "5000");
 		eval(Compare.EXACT, Script.GUARD_READ, 2, m, p, "nonce1", "3000");
 		eval(Compare.EXACT, Script.GUARD_READ, 2, m, p, "nonce2", "2000");
-		eval(Compare.EXACT, Script.GUARD_PROMOTE, 2, m, p, "nonce2", "id1", "3000");
-		eval(Compare.EXACT, Script.GUARD_PROMOTE, 2, m, p, "nonce1", "id1", "3000");
+		eval(Compare.EXACT, Script.GUARD_PROMOTE, 2, m, p, "nonce2", "id1", "3000", "run1");
+		eval(Compare.EXACT, Script.GUARD_PROMOTE, 2, m, p, "nonce1", "id1", "3000", "run1");
+		eval(Compare.EXACT, Script.GUARD_VET, 1, m, "id2", "run2");
+		eval(Compare.EXACT, Script.GUARD_VET, 1, m, "id1", "run2");
 		eval(Compare.EXACT, Script.GUARD_READ, 2, m, p, "nonce3", "4000");
 		step(Compare.FIELDS, "HGETALL", m);
 		// an exclusive grant, its renewal, batch, hold, fencing, release
 		eval(Compare.EXACT, Script.ACQUIRE, 2, k, m, "t1", "5000");
 		eval(Compare.EXACT, Script.ACQUIRE, 2, k, m, "t2", "5000");
+		eval(Compare.EXACT, Script.ACQUIRE, 2, "lock:{hex}", m, "9f3a0c5b7e21d4a6b8c0", "5000");
+		eval(Compare.EXACT, Script.ACQUIRE, 2, "lock:{hex}", m, "0123456789abcdef0123", "5000");
+		eval(Compare.EXACT, Script.ACQUIRE, 1, "lock:{hex}", "0123456789abcdef0123", "5000");
 		step(Compare.TTL, "PTTL", k);
 		eval(Compare.EXACT, Script.EXTEND, 1, k, "t2", "9000");
 		eval(Compare.EXACT, Script.EXTEND, 1, k, "t1", "9000");
@@ -136,6 +141,7 @@ class SimServerIntegrationTests {
 		eval(Compare.EXACT, Script.ACQUIRE, 2, s, m, "x1", "5000");
 		step(Compare.EXACT, "TYPE", s);
 		step(Compare.TTL, "PTTL", s);
+		eval(Compare.EXACT, Script.ACQUIRE, 2, s, m, "aa", "5000");
 		eval(Compare.EXACT, SharedScripts.INTENT, 1, s, "2000");
 		eval(Compare.EXACT, SharedScripts.ACQUIRE, 2, s, m, "s3", "5000");
 		eval(Compare.EXACT, SharedScripts.EXTEND, 1, s, "s1", "9000");
@@ -166,6 +172,8 @@ class SimServerIntegrationTests {
 		step(Compare.EXACT, "EXISTS", "lock:{h}");
 		step(Compare.EXACT, "SCRIPT", "FLUSH");
 		step(Compare.ERROR_CODE, "EVALSHA", Script.RELEASE.sha1(), "1", k, "t1", "ch");
+		step(Compare.EXACT, "CONFIG", "GET", "maxmemory-policy");
+		step(Compare.EXACT, "CONFIG", "GET", "no-such-parameter");
 		step(Compare.EXACT, "FLUSHALL");
 		step(Compare.EXACT, "DBSIZE");
 

@@ -90,11 +90,11 @@ class SimServerTests {
 		assertThat(this.server.call("EVALSHA", Script.ACQUIRE.sha1(), "2", "k", "m", "t", "1000")).isEqualTo(-1L);
 		assertThat(this.server.call("EVALSHA", Script.GUARD_READ.sha1(), "2", "m", "p", "n1", "5000"))
 			.isEqualTo(List.of(0L, "n1", 5000L));
-		assertThat(this.server.call("EVALSHA", Script.GUARD_PROMOTE.sha1(), "2", "m", "p", "n1", "id1", "5000"))
+		assertThat(this.server.call("EVALSHA", Script.GUARD_PROMOTE.sha1(), "2", "m", "p", "n1", "id1", "5000", "r1"))
 			.isEqualTo(List.of(1L, "id1"));
 		assertThat(this.server.call("EVALSHA", Script.ACQUIRE.sha1(), "2", "k", "m", "t", "1000")).isEqualTo(1L);
 		assertThat(this.server.call("EVALSHA", Script.GUARD_READ.sha1(), "2", "m", "p", "n2", "3000"))
-			.isEqualTo(List.of(1L, "id1", 5000L));
+			.isEqualTo(List.of(1L, "id1", 5000L, "r1"));
 	}
 
 	@Test

@@ -77,6 +77,11 @@ final class SimTimers implements Timers {
 	}
 
 	@Override
+	public long retryMinNanos() {
+		return this.retryMinNanos;
+	}
+
+	@Override
 	public long retryMaxNanos() {
 		return this.retryMaxNanos;
 	}

@@ -726,6 +726,12 @@ final class SimTransport implements Transport {
 		}
 
 		@Override
+		public CompletionStage<String> configGet(String parameter) {
+			return send("CONFIG GET " + parameter, new String[] { "CONFIG", "GET", parameter },
+					(reply) -> ((List<?>) reply).isEmpty() ? null : ((List<?>) reply).get(1));
+		}
+
+		@Override
 		public CompletionStage<Long> waitForReplicas(int replicas, long timeoutMillis) {
 			return send("WAIT " + replicas + " " + timeoutMillis,
 					new String[] { "WAIT", Integer.toString(replicas), Long.toString(timeoutMillis) },

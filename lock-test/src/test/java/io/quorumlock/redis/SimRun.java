@@ -154,8 +154,7 @@ final class SimRun {
 			this.masters.add(server);
 			this.addresses.add(address);
 			this.network.route(address, server);
-			// masters that have served these engines before: their dataset marker is
-			// there
+			// masters that served these engines before: their marker vetted this process
 			server.call("HSET", PREFIX + "{quorumlock:marker}", "id", "dataset-" + i, "guard", "0", "vetted",
 					server.runId());
 			snapshots(server);

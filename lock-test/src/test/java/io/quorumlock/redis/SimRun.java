@@ -241,7 +241,7 @@ final class SimRun {
 	// ---- faults ----
 
 	private void faults() {
-		int count = this.random.nextInt(7);
+		int count = 1 + this.random.nextInt(8);
 		for (int i = 0; i < count; i++) {
 			long at = millis(300) + (long) (this.random.nextDouble() * (this.workUntil - millis(300)));
 			this.loop.at(at, null, this::fault);
@@ -260,7 +260,7 @@ final class SimRun {
 		SimServer server = this.network.server(address);
 		Engine engine = this.engines.get(this.random.nextInt(this.engines.size()));
 		long duration = millis(5) + (long) (this.random.nextDouble() * millis(1500));
-		switch (this.random.nextInt(quorum ? 13 : 9)) {
+		switch (this.random.nextInt(quorum ? 16 : 9)) {
 			case 0 -> stall(server, duration);
 			case 1 -> partition(engine, address, duration);
 			case 2 -> dropConnection(address, false);
@@ -278,8 +278,9 @@ final class SimRun {
 				note("FLUSHALL on " + server.name);
 				server.call("FLUSHALL");
 			}
-			case 11 -> failover(address, server);
-			default -> evict(server);
+			case 11, 15 -> failover(address, server);
+			case 12 -> evict(server);
+			default -> restart(address, server, duration, true);
 		}
 	}
 

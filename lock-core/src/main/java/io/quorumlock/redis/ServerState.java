@@ -185,7 +185,7 @@ final class ServerState {
 		String vetted = (marker.size() > 3) ? (String) marker.get(3) : "";
 		boolean knownDataset = this.trustedId == null || this.trustedId.equals(id);
 		if (knownDataset && vetted.equals(found.runId)) {
-			trust(found, id);
+			trust(found, id, true);
 			return CompletableFuture.completedFuture(null);
 		}
 		if (!knownDataset) {
@@ -235,7 +235,10 @@ final class ServerState {
 			.handle((promoted, error) -> {
 				if (this.epoch.getAsLong() == found.epoch) {
 					if (error == null && ((Number) promoted.get(0)).longValue() == 1) {
-						trust(found, (String) promoted.get(1));
+						// a marker this engine wrote (or another wrote just before): no
+						// sign of a
+						// deployment in use, so other declared-fresh masters stay fresh
+						trust(found, (String) promoted.get(1), false);
 					}
 					else {
 						this.hold = null; // lost again since: the next read starts over
@@ -253,7 +256,7 @@ final class ServerState {
 			.handle((vetted, error) -> {
 				if (this.epoch.getAsLong() == found.epoch) {
 					if (error == null && ((Number) vetted.get(0)).longValue() == 1) {
-						trust(found, id);
+						trust(found, id, true);
 					}
 					else {
 						this.hold = null; // the dataset changed since: the next read
@@ -265,8 +268,15 @@ final class ServerState {
 			});
 	}
 
-	private void trust(Seen found, String id) {
-		this.anyMarked.set(true);
+	/**
+	 * Trust the server's data from now on.
+	 * @param wasMarked whether the marker was there already when read (a deployment in
+	 * use), rather than just written for a master that lost its data or is brand new
+	 */
+	private void trust(Seen found, String id, boolean wasMarked) {
+		if (wasMarked) {
+			this.anyMarked.set(true);
+		}
 		this.trustedId = id;
 		this.hold = null;
 		this.seen = found.trusted(true);

@@ -211,6 +211,17 @@ class ServerStateTests {
 	}
 
 	@Test
+	void everyMasterDeclaredBrandNewIsMarkedAtOnceNotOnlyTheFirst() {
+		ServerState first = state(0, Set.of("abc"));
+		read(first);
+		assertThat(first.isTrusted()).isTrue();
+		this.server.flush(); // the second master: its own empty dataset
+		ServerState second = state(0, Set.of("abc"));
+		read(second);
+		assertThat(second.isTrusted()).as("a marker the engine wrote itself is no deployment in use").isTrue();
+	}
+
+	@Test
 	void aServerDeclaredBrandNewButFlushedAfterItWasInUseIsHeldBack() {
 		ServerState state = state(0, Set.of("abc"));
 		read(state);

@@ -42,14 +42,25 @@ final class EngineStatus {
 		this.keyPrefix = keyPrefix;
 	}
 
+	/**
+	 * Each node: its connection, vote and state; its last failure (while it does not
+	 * vote, why not; once it votes, the last failure it had), since when it is in its
+	 * state (engine clock mapped to the wall clock, as for held leases) and its answers.
+	 */
 	List<RegistryStatus.Node> nodes() {
 		List<RegistryStatus.Node> states = new ArrayList<>(this.nodes.size());
+		long now = this.timers.nanoTime();
+		Instant wallNow = Instant.now();
 		for (RedisNode node : this.nodes) {
 			RedisNode same = this.heldBack.sameServerAs(node);
+			RegistryStatus.NodeState state = this.heldBack.state(node);
+			String lastError = (state == RegistryStatus.NodeState.VOTING) ? node.lastFailure()
+					: this.heldBack.why(node);
 			states.add(new RegistryStatus.Node(node.address(), node.isConnected(),
 					Duration.ofNanos(Math.max(0, node.lastLatencyNanos())), Duration.ofNanos(node.uptimeNanos()),
 					this.heldBack.votes(node), Duration.ofNanos(this.heldBack.remainingNanos(node)),
-					(same != null) ? same.address() : null));
+					(same != null) ? same.address() : null, state, lastError,
+					wallNow.minusNanos(Math.max(0, now - node.since(state))), node.answers()));
 		}
 		return states;
 	}

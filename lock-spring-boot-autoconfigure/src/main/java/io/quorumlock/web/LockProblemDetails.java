@@ -199,8 +199,7 @@ public class LockProblemDetails {
 			return;
 		}
 		String line = "quorumlock: answered " + status.value() + " " + status.getReasonPhrase() + ": " + ex.getMessage()
-				+ ((quiet[0] > 0) ? " (and " + quiet[0] + " more " + status.value() + " answers for this lock in the "
-						+ LOG_INTERVAL.toSeconds() + " s before, not logged)" : "");
+				+ ((quiet[0] > 0) ? " (" + quiet[0] + " more like it since the line before, not logged)" : "");
 		if (warn) {
 			logger.warn(line);
 		}

@@ -70,7 +70,8 @@ final class QuorumLockStartupLog {
 				.append(engine.nodeAddresses().get(0))
 				.append(" (")
 				.append(source)
-				.append("; set quorumlock.nodes for a quorum of masters)");
+				.append(NODES.equals(source) ? " lists one master; list three or more for a quorum)"
+						: "; set quorumlock.nodes for a quorum of masters)");
 		}
 		line.append(", node-timeout ").append(format(properties.getNodeTimeout()));
 		Duration guard = engine.rejoinDelay();

@@ -179,6 +179,15 @@ class StartupReportTests {
 	}
 
 	@Test
+	void runOnOneListedNodeShouldSaySoNotSpringDataRedis(CapturedOutput output) {
+		this.runner.withPropertyValues("quorumlock.nodes=redis://127.0.0.1:" + PORT_A).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).contains("quorumlock: single mode on 127.0.0.1:" + PORT_A
+					+ " (quorumlock.nodes lists one master; list three or more for a quorum), node-timeout 50ms");
+		});
+	}
+
+	@Test
 	void runWhenMastersAreNotConnectedShouldSayItOnceEach(CapturedOutput output) {
 		this.runner.withPropertyValues("quorumlock.nodes[0]=redis://127.0.0.1:" + PORT_A,
 				"quorumlock.nodes[1]=redis://127.0.0.1:" + PORT_B, "quorumlock.nodes[2]=redis://127.0.0.1:" + PORT_C)

@@ -24,9 +24,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * With a majority of masters down, a locked endpoint answers with the starter's default
  * problem detail (503, Retry-After, the lock and the reason category without any master's
- * host or port), not a bare 500; and the
- * application's health shows the lock quorum DOWN without a Spring Data Redis check of a
- * connection the locks do not use.
+ * host or port), not a bare 500; and the application's health shows the lock quorum DOWN
+ * without a Spring Data Redis check of a connection the locks do not use.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "sample.embedded-redis.enabled=false", "quorumlock.rejoin-delay=0s",

@@ -19,7 +19,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-JAR=$ROOT/sample-app/target/sample-app-0.1.0-SNAPSHOT.jar
+JAR=$ROOT/sample-app/target/sample-app.jar
 ORDERS=${ORDERS:-50}
 PER_ORDER=${PER_ORDER:-8}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/quorumlock-demo.XXXXXX")

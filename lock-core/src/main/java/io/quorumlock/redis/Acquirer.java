@@ -39,6 +39,12 @@ final class Acquirer {
 	/** How long a first subscription may take before the wait goes on without it. */
 	final long nodeTimeoutNanos;
 
+	/**
+	 * How long after its start an acquisition still retries a split vote, whatever its
+	 * wait: two longest retry delays.
+	 */
+	final long splitWindowNanos;
+
 	/** Where every round draws its fresh token. */
 	final Tokens tokens;
 
@@ -61,6 +67,7 @@ final class Acquirer {
 		this.releaser = releaser;
 		this.leases = leases;
 		this.nodeTimeoutNanos = nodeTimeoutNanos;
+		this.splitWindowNanos = 2 * timers.retryMaxNanos();
 		this.tokens = tokens;
 		this.pending = pending;
 	}

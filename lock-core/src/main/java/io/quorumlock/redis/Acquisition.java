@@ -3,6 +3,7 @@ package io.quorumlock.redis;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 
@@ -144,10 +145,22 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 		CompletableFuture<?> undo = (tally.yes() > 0 || !tally.failures().isEmpty())
 				? this.parts.voters.release(key, token, this.leaseNanos) : CompletableFuture.completedFuture(null);
 		boolean waitOver = now - this.deadline >= 0 || this.result.isDone();
+		if (tally.split() && !this.result.isDone() && now - this.startedAt < this.parts.splitWindowNanos) {
+			// A split vote: several contenders took some nodes each at once, none a
+			// quorum,
+			// and every one of them undoes its round. Each retries after a short jitter,
+			// even without a wait, so that "try once" never means "everyone gives up":
+			// the
+			// first to retry takes the key, and the others find it held and stop.
+			undo.whenComplete((ok, error) -> retrySplit());
+			return;
+		}
 		if (tally.answered() < tally.quorum()) {
-			// Without a wait this fails at once; with one, nodes may come back (or answer
-			// again) before it runs out, so only the last round's lack of a quorum fails.
-			if (waitOver) {
+			// Without a wait this fails at once; with one, it waits only while a quorum
+			// may vote in time (nodes slow to answer, or held back by the restart guard
+			// until before the deadline), never for masters that are not connected.
+			long possibleIn = this.parts.voters.quorumPossibleInNanos();
+			if (waitOver || possibleIn == Long.MAX_VALUE || now + possibleIn - this.deadline > 0) {
 				giveUpAfter(undo,
 						NotAcquired.quorumUnavailable(this.request, tally, now - this.startedAt, this.rounds));
 				return;
@@ -231,6 +244,20 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 		CompletableFuture<Void> next = (wake != null) ? wake : new CompletableFuture<>();
 		long delay = Math.min(this.parts.timers.retryDelayNanos(), this.deadline - now);
 		Future<?> timer = this.parts.timers.schedule(() -> next.complete(null), Math.max(0, delay));
+		this.result.waitOn(next);
+		attemptWhen(next, timer);
+	}
+
+	/**
+	 * Attempt again after a split vote, once this round's undo is done: after a jitter of
+	 * up to the shortest retry delay (a millisecond at least), so that the contenders
+	 * spread out and the first finds the others' undos landed.
+	 */
+	private void retrySplit() {
+		long jitter = Math.max(this.parts.timers.retryMinNanos(), TimeUnit.MILLISECONDS.toNanos(1));
+		long delay = TimeUnit.MICROSECONDS.toNanos(this.parts.timers.nextInt((int) (jitter / 1000) + 1));
+		CompletableFuture<Void> next = new CompletableFuture<>();
+		Future<?> timer = this.parts.timers.schedule(() -> next.complete(null), delay);
 		this.result.waitOn(next);
 		attemptWhen(next, timer);
 	}

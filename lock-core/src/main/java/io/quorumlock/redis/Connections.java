@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -83,8 +84,8 @@ final class Connections implements AutoCloseable {
 		this.markerKey = (guard.nanos() > 0) ? guardKeys[0] : null;
 		NodeContext context = new NodeContext(timers, LockKeys.lockKey(settings.keyPrefix(), "", "quorumlock:probe"),
 				guardKeys, (guard.nanos() > 0) ? guard : null, settings.clockDriftFactor(), settings.freshRunIds(),
-				ids(random), settings.syncReplicas() > 0, (channel) -> signalsRef[0].onMessage(channel),
-				listener::onNodeError);
+				new AtomicBoolean(), ids(random), settings.syncReplicas() > 0,
+				(channel) -> signalsRef[0].onMessage(channel), listener::onNodeError);
 		this.nodes = list.stream().map((transport) -> new RedisNode(transport, context)).toList();
 		this.sameServer = (this.nodes.size() > 1) ? new SameServer(this.nodes) : null;
 		this.signals = new ReleaseSignals(this.nodes);

@@ -38,7 +38,7 @@ abstract sealed class EngineBuilder extends TimingSettingsBuilder permits Quorum
 	/**
 	 * Longest lock key accepted, in characters: the key a request or an annotation gives,
 	 * before the prefix and the name are added. A longer key is refused with a
-	 * {@link LockKeyException} before anything is sent to Redis.
+	 * {@link io.quorumlock.LockKeyException} before anything is sent to Redis.
 	 * @param maxKeyLength a positive number (default 512)
 	 * @return this builder
 	 */

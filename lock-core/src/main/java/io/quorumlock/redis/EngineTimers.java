@@ -45,6 +45,11 @@ final class EngineTimers implements Timers, AutoCloseable {
 	}
 
 	@Override
+	public long retryMinNanos() {
+		return this.retryMinNanos;
+	}
+
+	@Override
 	public long retryMaxNanos() {
 		return this.retryMaxNanos;
 	}

@@ -26,6 +26,21 @@ final class HeldBack {
 		return node.votes(this.evictionAllowed) && (this.sameServer == null || this.sameServer.votes(node));
 	}
 
+	/**
+	 * How soon {@code node} may vote: zero if it does or may any moment, the rest of its
+	 * hold-back, or {@link Long#MAX_VALUE} if it cannot (not connected, evicting, the
+	 * same server as an earlier entry).
+	 */
+	long votesInNanos(RedisNode node) {
+		if (votes(node)) {
+			return 0;
+		}
+		if (this.sameServer != null && sameServerAs(node) != null) {
+			return Long.MAX_VALUE;
+		}
+		return node.votesInNanos(this.evictionAllowed);
+	}
+
 	/** The earlier entry that reaches the same server as {@code node}, or null. */
 	RedisNode sameServerAs(RedisNode node) {
 		return (this.sameServer != null) ? this.sameServer.sameServerAs(node) : null;

@@ -1,6 +1,7 @@
 package io.quorumlock.redis;
 
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -16,6 +17,7 @@ import java.util.function.Supplier;
  * @param guard the restart guard, or null without one (single mode, rejoin-delay 0)
  * @param clockDriftFactor how far an engine's clock may run from true time
  * @param freshRunIds server processes an operator declared brand new
+ * @param anyMarked whether the engine ever trusted a dataset marker on any master
  * @param ids new random ids
  * @param replicatedWrites whether writes that replicas must acknowledge
  * ({@code sync-replicas}) go through a connection of their own
@@ -23,6 +25,6 @@ import java.util.function.Supplier;
  * @param onError called with a node's address and every connection failure of it
  */
 record NodeContext(Timers timers, String probeKey, String[] guardKeys, RestartGuard guard, double clockDriftFactor,
-		Set<String> freshRunIds, Supplier<String> ids, boolean replicatedWrites, Consumer<String> onMessage,
-		BiConsumer<String, Throwable> onError) {
+		Set<String> freshRunIds, AtomicBoolean anyMarked, Supplier<String> ids, boolean replicatedWrites,
+		Consumer<String> onMessage, BiConsumer<String, Throwable> onError) {
 }

@@ -133,9 +133,8 @@ abstract sealed class NodeSettingsBuilder permits TimingSettingsBuilder {
 	 * Single mode on a Redis Cluster: lock on the cluster reached through these seed
 	 * nodes (any of its nodes; Lettuce discovers the rest and follows the topology)
 	 * instead of on listed nodes. Each lock is one key in one hash slot, so the cluster
-	 * acts as one node with quorum 1. Cannot be combined with nodes, with
-	 * {@link #syncReplicas(int) sync-replicas} or with a key prefix containing '{' or
-	 * '}'.
+	 * acts as one node with quorum 1. Cannot be combined with nodes, with sync-replicas
+	 * ({@code syncReplicas}) or with a key prefix containing '{' or '}'.
 	 * @param seeds seed nodes ({@code redis://} or {@code rediss://}, with any
 	 * credentials)
 	 * @return this builder
@@ -148,7 +147,7 @@ abstract sealed class NodeSettingsBuilder permits TimingSettingsBuilder {
 
 	/**
 	 * Single mode on a Redis Cluster, with seed nodes by URI, checked as strictly as
-	 * {@link #nodes(String...)}.
+	 * {@code nodes(String...)}.
 	 * @param seeds seed node URIs, for example {@code redis://redis-1:7000}
 	 * @return this builder
 	 * @see #cluster(List)

@@ -1,7 +1,9 @@
 package io.quorumlock.redis;
 
+import java.util.Comparator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.quorumlock.LockNotAcquiredException;
 
@@ -13,7 +15,14 @@ import io.quorumlock.LockNotAcquiredException;
  */
 final class Pending {
 
-	private final ConcurrentHashMap<CompletableFuture<RedisLease>, ResolvedRequest> open = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<CompletableFuture<RedisLease>, Open> open = new ConcurrentHashMap<>();
+
+	/** Orders the acquisitions, so that closing ends them in the order they began. */
+	private final AtomicLong sequence = new AtomicLong();
+
+	/** One acquisition in progress: its place in order and its request. */
+	private record Open(long sequence, ResolvedRequest request) {
+	}
 
 	private volatile boolean closed;
 
@@ -25,7 +34,7 @@ final class Pending {
 		if (result.isDone()) {
 			return;
 		}
-		this.open.put(result, request);
+		this.open.put(result, new Open(this.sequence.incrementAndGet(), request));
 		if (!(result instanceof AcquisitionResult)) {
 			result.whenComplete((lease, error) -> ended(result));
 		}
@@ -52,10 +61,16 @@ final class Pending {
 		return new LockNotAcquiredException(request.describe() + ": not acquired, the registry was closed");
 	}
 
-	/** Close: every acquisition in progress fails now, and every later one at once. */
+	/**
+	 * Close: every acquisition in progress fails now, in the order they began (the same
+	 * every time for the same history), and every later one at once.
+	 */
 	void close() {
 		this.closed = true;
-		this.open.forEach(this::fail);
+		this.open.entrySet()
+			.stream()
+			.sorted(Comparator.comparingLong((entry) -> entry.getValue().sequence()))
+			.forEach((entry) -> fail(entry.getKey(), entry.getValue().request()));
 	}
 
 	private void fail(CompletableFuture<RedisLease> result, ResolvedRequest request) {

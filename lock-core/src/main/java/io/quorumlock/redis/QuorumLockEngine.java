@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -273,7 +274,10 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	/** Release the leases this engine holds, waiting a bounded time for the nodes. */
 	private void releaseHeld() {
 		List<CompletableFuture<Void>> releases = new ArrayList<>();
-		for (RedisLease lease : this.gates.leases()) {
+		// in the order they were granted, the same every time for the same history
+		List<RedisLease> held = new ArrayList<>(this.gates.leases());
+		held.sort(Comparator.comparingLong(RedisLease::acquiredAt).thenComparing((lease) -> lease.token(0)));
+		for (RedisLease lease : held) {
 			if (!lease.isReleased()) {
 				releases.add(this.releaser.releaseAsync(lease).exceptionally((error) -> null));
 			}

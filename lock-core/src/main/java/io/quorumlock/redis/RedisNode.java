@@ -40,9 +40,6 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 			Script.GUARD_VET, SharedScripts.ACQUIRE, SharedScripts.EXTEND, SharedScripts.RELEASE, SharedScripts.HOLD,
 			SharedScripts.INTENT };
 
-	/** How often the state of a voting node is read again (eviction policy, guard). */
-	private static final int STATE_EVERY = 10;
-
 	private final Transport transport;
 
 	private final Timers timers;
@@ -104,8 +101,6 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 	/** The state status last saw and since when ({@link #since}). */
 	private final AtomicReference<Seen> seen;
 
-	private int maintained;
-
 	private final Redos redos;
 
 	private final PubSub pubSub;
@@ -122,8 +117,12 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 		this.context = context;
 		this.timers = context.timers();
 		LongSupplier clock = this.timers::nanoTime;
+		// a redo is sent once the epoch open now is ready: before that, eval fails at
+		// once,
+		// and a redo re-queued at once would spin until the scripts are loaded (prepare
+		// sends the pending redos itself when they are)
 		this.redos = new Redos((redo) -> watched(eval(redo.script(), redo.key(), redo.args())), clock,
-				this.timers::execute, this::isConnected, this::isClosed, this::epoch);
+				this.timers::execute, () -> isConnected() && isReady(), this::isClosed, this::epoch);
 		this.pubSub = new PubSub(transport, context.onMessage(), this.timers::execute, this::isClosed);
 		this.reconnector = new Reconnector((task, delay) -> this.timers.schedule(task, delay.toNanos()), (error) -> {
 			this.lastFailure = error;
@@ -135,7 +134,7 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 		this.seen = new AtomicReference<>(new Seen(RegistryStatus.NodeState.DOWN, this.timers.nanoTime()));
 		this.probe = new ScriptProbe(context.probeKey());
 		this.state = transport.isOneServer() ? new ServerState(context.guardKeys(), this::epoch, clock, context.guard(),
-				context.clockDriftFactor(), context.freshRunIds(), context.ids()) : null;
+				context.clockDriftFactor(), context.freshRunIds(), context.anyMarked(), context.ids()) : null;
 	}
 
 	/** Host and port, never credentials. */
@@ -329,6 +328,24 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 			return false;
 		}
 		return this.state == null || (this.state.isTrusted() && (evictionAllowed || this.state.evicting() == null));
+	}
+
+	/**
+	 * How soon the node may vote as far as it knows: {@link Long#MAX_VALUE} while not
+	 * connected or evicting (unless allowed), the rest of its restart-guard hold-back,
+	 * else zero (voting, or its connection being prepared).
+	 */
+	long votesInNanos(boolean evictionAllowed) {
+		if (!isConnected()) {
+			return Long.MAX_VALUE;
+		}
+		if (!isReady() || this.state == null || !this.state.isKnown()) {
+			return 0;
+		}
+		if (this.state.evicting() != null && !evictionAllowed) {
+			return Long.MAX_VALUE;
+		}
+		return this.state.heldBackNanos();
 	}
 
 	/** Why {@link #votes} is false as far as the node goes, for messages; else null. */
@@ -564,17 +581,17 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 
 	/**
 	 * The engine's periodic care, every second: load the scripts if this epoch has not,
-	 * read the server's state if it is not trusted or can evict (and now and then
-	 * anyway), send the pending redos and the lost UNSUBSCRIBEs.
+	 * read the server's state again (its eviction policy may have changed on a live
+	 * connection), send the pending redos and the lost UNSUBSCRIBEs.
 	 */
 	void maintain() {
 		if (isConnected() && !this.closed) {
 			if (!isReady()) {
 				prepare();
 			}
-			else if (this.state != null && !this.state.isReading() && (!this.state.isTrusted()
-					|| this.state.evicting() != null || ++this.maintained % STATE_EVERY == 0)) {
-				readState();
+			else if (this.state != null && !this.state.isReading()) {
+				readState(); // an eviction policy set on a live server shows within a
+								// second
 			}
 		}
 		this.redos.redoPending();

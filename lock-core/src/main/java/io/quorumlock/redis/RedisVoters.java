@@ -1,5 +1,6 @@
 package io.quorumlock.redis;
 
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -122,6 +123,16 @@ final class RedisVoters implements Voters {
 	}
 
 	@Override
+	public long quorumPossibleInNanos() {
+		long[] in = new long[this.nodes.size()];
+		for (int i = 0; i < in.length; i++) {
+			in[i] = this.heldBack.votesInNanos(this.nodes.get(i));
+		}
+		Arrays.sort(in);
+		return in[this.quorum - 1];
+	}
+
+	@Override
 	public long writeRoundNanos() {
 		return (this.syncReplicas == 0) ? this.nodeTimeoutNanos : 2 * this.nodeTimeoutNanos + WAIT_TIMER_SLACK_NANOS;
 	}
@@ -133,8 +144,10 @@ final class RedisVoters implements Voters {
 	 */
 	@Override
 	public CompletableFuture<Round.Tally> acquire(String key, String token, long leaseMillis) {
-		if (this.guardKeys.length > 0) {
-			return write(Script.ACQUIRE, grantKeys(key), ONE, GRANTED, token, Long.toString(leaseMillis));
+		if (this.nodes.size() > 1) {
+			// a script, to check the dataset marker and to name each refusal's holder
+			return write(Script.ACQUIRE, grantKeys(key), ONE, new GrantVotes(this.nodes.size()), token,
+					Long.toString(leaseMillis));
 		}
 		if (this.syncReplicas == 0) {
 			return voting((node) -> node.setIfAbsent(key, token, leaseMillis), RedisNode::isSet, this.nodeTimeoutNanos);

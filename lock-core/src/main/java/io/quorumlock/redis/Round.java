@@ -40,6 +40,17 @@ final class Round<N extends Node> extends CompletableFuture<Round.Tally> impleme
 
 	}
 
+	/**
+	 * What a grant's refusals said about their holders ({@link GrantVotes}): whether
+	 * every refusal named an exclusive holder and none of them holds a quorum.
+	 */
+	interface Refusals {
+
+		/** Whether no single holder among the refusals holds {@code quorum} nodes. */
+		boolean noHolderReached(int quorum);
+
+	}
+
 	/** Bits per count in {@link #counts}: yes, no and failed answers, 10 bits each. */
 	private static final int BITS = 10;
 
@@ -211,9 +222,12 @@ final class Round<N extends Node> extends CompletableFuture<Round.Tally> impleme
 		int no = (counts >>> BITS) & MASK;
 		int pending = this.answers.length - yes - no - (counts >>> (2 * BITS));
 		// Decide early only when granted, or when a quorum answered and can no longer say
-		// yes (contended). A round short of answers waits for the rest, at most until the
-		// deadline, so that its figures are exact.
-		if (yes >= this.quorum || (yes + no >= this.quorum && yes + pending < this.quorum) || pending == 0) {
+		// yes (contended) and the refusals do not leave a split vote possible (a split
+		// can
+		// only be told once every node answered). A round short of answers waits for the
+		// rest, at most until the deadline, so that its figures are exact.
+		if (yes >= this.quorum || pending == 0 || (yes + no >= this.quorum && yes + pending < this.quorum
+				&& !(this.took instanceof Refusals refusals && refusals.noHolderReached(this.quorum)))) {
 			decide(counts, false);
 		}
 	}
@@ -235,7 +249,10 @@ final class Round<N extends Node> extends CompletableFuture<Round.Tally> impleme
 			failures = (expired || this.answers.length > Long.SIZE) ? failures(expired)
 					: new RoundFailures(this.nodes, this.answers, pendingNow());
 		}
-		if (complete(new Tally(this.answers.length, this.quorum, yes, no, failures))) {
+		// a split vote: every node answered, nobody (this round included) holds a quorum
+		boolean split = yes + no == this.answers.length && yes < this.quorum && this.took instanceof Refusals refusals
+				&& refusals.noHolderReached(this.quorum);
+		if (complete(new Tally(this.answers.length, this.quorum, yes, no, failures, split))) {
 			Timeout d = this.deadline;
 			if (d != null) {
 				d.cancel();
@@ -293,8 +310,14 @@ final class Round<N extends Node> extends CompletableFuture<Round.Tally> impleme
 	 * @param yes nodes where the command took effect
 	 * @param no nodes that answered but refused
 	 * @param failures one line per node that failed, timed out or did not vote
+	 * @param split whether every node answered and no contender, this round included,
+	 * holds a quorum (several contenders each took some nodes at once)
 	 */
-	record Tally(int nodes, int quorum, int yes, int no, List<String> failures) {
+	record Tally(int nodes, int quorum, int yes, int no, List<String> failures, boolean split) {
+
+		Tally(int nodes, int quorum, int yes, int no, List<String> failures) {
+			this(nodes, quorum, yes, no, failures, false);
+		}
 
 		boolean reached() {
 			return this.yes >= this.quorum;

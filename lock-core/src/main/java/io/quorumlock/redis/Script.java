@@ -15,21 +15,32 @@ import java.security.NoSuchAlgorithmException;
 record Script(String name, String text, String sha1) {
 
 	/**
-	 * A grant on a master under the restart guard: {@code SET NX PX} only while the
-	 * master's dataset marker is there, so a master that lost its data (restarted empty,
-	 * flushed, or another server behind its address) refuses to vote inside the very
-	 * script that would grant ({@link ServerState}). KEYS[1] lock key, KEYS[2] the
-	 * dataset marker; ARGV[1] token, ARGV[2] lease in milliseconds. Returns 1 if set, 0
-	 * if the key exists, -1 if the marker is missing (nothing written).
+	 * A grant in quorum mode: {@code SET NX PX}, and, under the restart guard, only while
+	 * the master's dataset marker is there, so a master that lost its data (restarted
+	 * empty, flushed, or another server behind its address) refuses to vote inside the
+	 * very script that would grant ({@link ServerState}). A refusal names its holder, so
+	 * that a round can tell a split vote (several contenders, none with a quorum) from a
+	 * key held by one. KEYS[1] lock key, KEYS[2] (under the restart guard) the dataset
+	 * marker; ARGV[1] token, ARGV[2] lease in milliseconds. Returns 1 if set, -1 if the
+	 * marker is missing (nothing written), -2 - h if the key is held by an exclusive
+	 * token whose first 12 hex digits are h, 0 if it is held otherwise (shared holders,
+	 * or a value not of quorumlock's).
 	 */
 	static final Script ACQUIRE = of("acquire", """
-			if redis.call('exists', KEYS[2]) == 0 then
+			if #KEYS > 1 and redis.call('exists', KEYS[2]) == 0 then
 				return -1
 			end
 			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 				return 1
 			end
-			return 0
+			if redis.call('type', KEYS[1]).ok ~= 'string' then
+				return 0
+			end
+			local holder = tonumber(string.sub(redis.call('get', KEYS[1]), 1, 12), 16)
+			if not holder then
+				return 0
+			end
+			return -2 - holder
 			""");
 
 	/**

@@ -5,6 +5,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -70,6 +71,13 @@ final class ServerState {
 
 	private final Set<String> freshRunIds;
 
+	/**
+	 * Whether this engine ever trusted a marker on any master: a deployment in use, whose
+	 * masters are no longer brand new whatever was declared; shared by the engine's
+	 * nodes.
+	 */
+	private final AtomicBoolean anyMarked;
+
 	/** Random ids: nonces and dataset ids. */
 	private final Supplier<String> ids;
 
@@ -89,16 +97,18 @@ final class ServerState {
 	 * @param guard the restart guard, or null without one
 	 * @param clockDriftFactor how far the engine's clock may run from true time
 	 * @param freshRunIds server processes an operator declared brand new
+	 * @param anyMarked whether the engine ever trusted a marker on any master
 	 * @param ids new random ids
 	 */
 	ServerState(String[] guardKeys, LongSupplier epoch, LongSupplier nanoClock, RestartGuard guard,
-			double clockDriftFactor, Set<String> freshRunIds, Supplier<String> ids) {
+			double clockDriftFactor, Set<String> freshRunIds, AtomicBoolean anyMarked, Supplier<String> ids) {
 		this.guardKeys = guardKeys;
 		this.epoch = epoch;
 		this.nanoClock = nanoClock;
 		this.guard = guard;
 		this.clockDriftFactor = clockDriftFactor;
 		this.freshRunIds = freshRunIds;
+		this.anyMarked = anyMarked;
 		this.ids = ids;
 	}
 
@@ -162,7 +172,10 @@ final class ServerState {
 		this.guard.adopt(((Number) marker.get(2)).longValue());
 		String id = (String) marker.get(1);
 		if (((Number) marker.get(0)).longValue() == 0) {
-			boolean fresh = found.runId != null && this.freshRunIds.contains(found.runId);
+			// declared brand new: only while no master of these was ever seen marked (a
+			// deployment in use is not brand new, and a FLUSHALL does not make it so)
+			boolean fresh = found.runId != null && this.freshRunIds.contains(found.runId) && this.trustedId == null
+					&& !this.anyMarked.get();
 			if (!fresh && !held("nonce " + id, now)) {
 				this.seen = found.trusted(false);
 				return CompletableFuture.completedFuture(null);
@@ -253,6 +266,7 @@ final class ServerState {
 	}
 
 	private void trust(Seen found, String id) {
+		this.anyMarked.set(true);
 		this.trustedId = id;
 		this.hold = null;
 		this.seen = found.trusted(true);

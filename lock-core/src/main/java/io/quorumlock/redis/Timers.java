@@ -20,6 +20,11 @@ interface Timers {
 	/** A jittered retry delay in [retry min, retry max]. */
 	long retryDelayNanos();
 
+	/** The shortest retry delay. */
+	default long retryMinNanos() {
+		return retryDelayNanos();
+	}
+
 	/** The longest retry delay. */
 	default long retryMaxNanos() {
 		return retryDelayNanos();

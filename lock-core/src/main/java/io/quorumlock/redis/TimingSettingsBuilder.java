@@ -38,11 +38,10 @@ abstract sealed class TimingSettingsBuilder extends NodeSettingsBuilder permits 
 	/**
 	 * Restart guard: a node that restarted less than this long ago does not count toward
 	 * a quorum. Unset means the longest declared lease: the default lease, every
-	 * {@link QuorumLockEngine.Builder#instance instance} lease and every
-	 * {@link #declaredLeases declared lease}, fixed at
-	 * {@link QuorumLockEngine.Builder#build()}. A positive value shorter than one of
-	 * those leases is refused at build time; zero turns the guard off. Single mode (one
-	 * node) has no guard. Every client of the same masters needs the same guard.
+	 * {@code instance} lease and every declared lease ({@code declaredLeases}), fixed at
+	 * {@code build()}. A positive value shorter than one of those leases is refused at
+	 * build time; zero turns the guard off. Single mode (one node) has no guard. Every
+	 * client of the same masters needs the same guard.
 	 * @param rejoinDelay zero or more
 	 * @return this builder
 	 */
@@ -54,10 +53,10 @@ abstract sealed class TimingSettingsBuilder extends NodeSettingsBuilder permits 
 	/**
 	 * Leases the application will ask for beyond the default and the instance leases (the
 	 * auto-configuration passes every {@code @DistributedLock} method's effective lease),
-	 * so that the restart guard covers them. The guard is fixed at
-	 * {@link QuorumLockEngine.Builder#build()} from what is declared, so it is the same
-	 * on every instance of a deployment whatever each has run; in quorum mode with the
-	 * guard on, a request whose lease is longer than the guard in force is refused.
+	 * so that the restart guard covers them. The guard is fixed at {@code build()} from
+	 * what is declared, so it is the same on every instance of a deployment whatever each
+	 * has run; in quorum mode with the guard on, a request whose lease is longer than the
+	 * guard in force is refused.
 	 * @param leases positive durations; added to those given before
 	 * @return this builder
 	 */
@@ -72,13 +71,13 @@ abstract sealed class TimingSettingsBuilder extends NodeSettingsBuilder permits 
 	}
 
 	/**
-	 * Derive the restart guard from the declared leases only: every
-	 * {@link QuorumLockEngine.Builder#instance instance} lease and every
-	 * {@link #declaredLeases declared lease}; the default lease counts only when an
-	 * instance sets no lease of its own, or when nothing else is declared. Pass the
-	 * default lease to {@link #declaredLeases} when it is chosen explicitly or relied on.
-	 * A request relying on an undeclared default lease longer than the guard is refused
-	 * before anything is sent. Without this call the default lease always counts.
+	 * Derive the restart guard from the declared leases only: every {@code instance}
+	 * lease and every declared lease ({@code declaredLeases}); the default lease counts
+	 * only when an instance sets no lease of its own, or when nothing else is declared.
+	 * Pass the default lease to {@code declaredLeases} when it is chosen explicitly or
+	 * relied on. A request relying on an undeclared default lease longer than the guard
+	 * is refused before anything is sent. Without this call the default lease always
+	 * counts.
 	 * @return this builder
 	 */
 	public QuorumLockEngine.Builder restartGuardFromDeclaredLeases() {

@@ -23,6 +23,17 @@ interface Voters {
 	int votingNow();
 
 	/**
+	 * How soon a quorum of nodes may vote, as far as the nodes know: zero when one does
+	 * now or may any moment (a node slow to answer, a connection being prepared), the
+	 * time until enough nodes held back by the restart guard vote again, or
+	 * {@link Long#MAX_VALUE} when fewer than a quorum are connected (down, refused, a
+	 * wrong password) or can vote at all (one listed twice, evicting).
+	 */
+	default long quorumPossibleInNanos() {
+		return (votingNow() >= quorum()) ? 0 : Long.MAX_VALUE;
+	}
+
+	/**
 	 * The deadline of a write round: with sync-replicas it also covers the {@code WAIT}.
 	 */
 	long writeRoundNanos();

@@ -139,6 +139,77 @@ class AcquisitionTests {
 	}
 
 	@Test
+	void aSplitVoteIsRetriedAtOnceEvenWithoutAWait() {
+		// three contenders took one node each: every one undoes, and retries after a
+		// jitter
+		this.parts.voters.thenSplit(1, 2);
+		CompletableFuture<RedisLease> result = this.parts.start(EngineParts.request(LEASE, Duration.ZERO, "k"));
+		assertThat(this.parts.voters.calls).containsExactly("acquire lock:{k}", "release lock:{k}");
+		assertThat(result).isNotDone();
+		this.parts.timers.advanceMillis(20); // the jitter is at most the shortest retry
+												// delay
+		assertThat(result).isCompleted();
+		assertThat(this.parts.voters.count("acquire lock:{k}")).isEqualTo(2);
+	}
+
+	@Test
+	void aSplitVoteThatLastsBeyondItsWindowFailsAsHeldElsewhere() {
+		this.parts.voters.otherwise = this.parts.voters.split(1, 2);
+		long start = this.parts.timers.nanoTime();
+		CompletableFuture<RedisLease> result = this.parts.start(EngineParts.request(LEASE, Duration.ZERO, "k"));
+		for (int i = 0; i < 100 && !result.isDone(); i++) {
+			this.parts.timers.advanceMillis(20);
+		}
+		assertThatExceptionOfType(CompletionException.class).isThrownBy(result::join)
+			.withCauseInstanceOf(LockNotAcquiredException.class)
+			.withMessageContaining("held elsewhere");
+		// retried, each after a jitter, until two longest retry delays after its start
+		assertThat(this.parts.voters.count("acquire lock:{k}")).isGreaterThan(1L);
+		assertThat(this.parts.timers.nanoTime() - start).isGreaterThanOrEqualTo(Duration.ofMillis(40).toNanos());
+	}
+
+	@Test
+	void aKeyHeldByOneContenderIsNotASplitVote() {
+		this.parts.voters.thenAcquire(1, 2); // the two refusals may be one holder's
+												// quorum
+		CompletableFuture<RedisLease> result = this.parts.start(EngineParts.request(LEASE, Duration.ZERO, "k"));
+		assertThat(result).isCompletedExceptionally();
+		assertThat(this.parts.voters.count("acquire lock:{k}")).isOne();
+	}
+
+	@Test
+	void withoutAQuorumOfConnectedMastersAWaitingRequestFailsAtOnce() {
+		this.parts.voters.thenAcquire(1, 0);
+		this.parts.voters.quorumPossibleIn = Long.MAX_VALUE; // two of three are down
+		CompletableFuture<RedisLease> result = this.parts
+			.start(EngineParts.request(LEASE, Duration.ofSeconds(30), "k"));
+		assertThatExceptionOfType(CompletionException.class).isThrownBy(result::join)
+			.withCauseInstanceOf(QuorumUnavailableException.class);
+		assertThat(this.parts.voters.count("acquire lock:{k}")).isOne();
+	}
+
+	@Test
+	void mastersHeldBackUntilBeforeTheDeadlineAreWaitedFor() {
+		this.parts.voters.thenAcquire(1, 0);
+		this.parts.voters.quorumPossibleIn = Duration.ofSeconds(2).toNanos();
+		CompletableFuture<RedisLease> result = this.parts
+			.start(EngineParts.request(LEASE, Duration.ofSeconds(30), "k"));
+		assertThat(result).isNotDone();
+		this.parts.voters.quorumPossibleIn = 0;
+		this.parts.timers.advanceMillis(100);
+		assertThat(result).isCompleted();
+	}
+
+	@Test
+	void mastersHeldBackUntilAfterTheDeadlineFailAtOnce() {
+		this.parts.voters.thenAcquire(1, 0);
+		this.parts.voters.quorumPossibleIn = Duration.ofSeconds(40).toNanos();
+		CompletableFuture<RedisLease> result = this.parts
+			.start(EngineParts.request(LEASE, Duration.ofSeconds(30), "k"));
+		assertThat(result).isCompletedExceptionally();
+	}
+
+	@Test
 	void waitRunningOutFailsAsHeldElsewhere() {
 		this.parts.voters.otherwise = this.parts.voters.tally(0, 3);
 		CompletableFuture<RedisLease> result = this.parts

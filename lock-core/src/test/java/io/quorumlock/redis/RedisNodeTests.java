@@ -28,7 +28,7 @@ class RedisNodeTests {
 	private RedisNode node(boolean replicatedWrites) {
 		NodeContext context = new NodeContext(this.timers, "lock:{quorumlock:probe}",
 				new String[] { "lock:{quorumlock:marker}", "lock:{quorumlock:pending}" }, null, 0.01, Set.of(),
-				() -> "id", replicatedWrites, (channel) -> {
+				new java.util.concurrent.atomic.AtomicBoolean(), () -> "id", replicatedWrites, (channel) -> {
 				}, (address, error) -> {
 				});
 		RedisNode node = new RedisNode(this.transport, context);
@@ -93,6 +93,24 @@ class RedisNodeTests {
 		assertThat(this.transport.links.get(0).calls).as("sent again by its SHA-1, never as text")
 			.filteredOn((call) -> call.equals("evalsha " + Script.RELEASE.sha1() + " lock:{k}"))
 			.hasSize(2);
+	}
+
+	@Test
+	@org.junit.jupiter.api.Timeout(10)
+	void aReleaseRefusedWhileTheScriptsLoadWaitsForThemInsteadOfSpinning() {
+		RedisNode node = node(false);
+		this.transport.holdLoads = true;
+		this.transport.links.get(0).events.reconnected();
+		this.timers.runDue();
+		CompletableFuture<Long> release = node.evalRedone(Script.RELEASE, TimeUnit.SECONDS.toNanos(30), "lock:{k}", "t",
+				"c");
+		assertThat(release).isCompletedExceptionally(); // not loaded on this connection
+														// yet
+		this.timers.runDue(); // would never return if the redo were sent again at once
+		assertThat(this.transport.links.get(0).calls).noneMatch((call) -> call.endsWith(" lock:{k}"));
+		this.transport.answerLoads();
+		this.timers.runDue();
+		assertThat(this.transport.links.get(0).calls).filteredOn((call) -> call.endsWith(" lock:{k}")).hasSize(1);
 	}
 
 	/** Hands out fake links and remembers them. */

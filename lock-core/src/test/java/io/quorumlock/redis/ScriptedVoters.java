@@ -63,6 +63,25 @@ final class ScriptedVoters implements Voters {
 		this.intents.add(key);
 	}
 
+	/** How soon a quorum may vote, as {@link #quorumPossibleInNanos()} answers. */
+	long quorumPossibleIn;
+
+	@Override
+	public long quorumPossibleInNanos() {
+		return this.quorumPossibleIn;
+	}
+
+	/** A split vote: every node answered, no contender holds a quorum. */
+	Round.Tally split(int yes, int no) {
+		return new Round.Tally(this.nodes, this.quorum, yes, no, List.of(), true);
+	}
+
+	/** The next acquire round answers a split vote, at once. */
+	ScriptedVoters thenSplit(int yes, int no) {
+		this.acquires.add(CompletableFuture.completedFuture(split(yes, no)));
+		return this;
+	}
+
 	/** The next acquire round answers this, at once. */
 	ScriptedVoters thenAcquire(int yes, int no) {
 		this.acquires.add(CompletableFuture.completedFuture(tally(yes, no)));

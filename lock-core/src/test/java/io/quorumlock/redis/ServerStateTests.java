@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -38,11 +39,13 @@ class ServerStateTests {
 
 	private final FakeServer server = new FakeServer();
 
+	private final AtomicBoolean anyMarked = new AtomicBoolean();
+
 	private final RestartGuard guard = RestartGuard.of(3, Duration.ofNanos(GUARD), Map.of());
 
 	private ServerState state(double drift, Set<String> fresh) {
 		return new ServerState(new String[] { "marker", "pending" }, this.epoch::get, this.clock::get, this.guard,
-				drift, fresh, () -> "id" + this.ids.incrementAndGet());
+				drift, fresh, this.anyMarked, () -> "id" + this.ids.incrementAndGet());
 	}
 
 	private void read(ServerState state) {
@@ -208,6 +211,22 @@ class ServerStateTests {
 	}
 
 	@Test
+	void aServerDeclaredBrandNewButFlushedAfterItWasInUseIsHeldBack() {
+		ServerState state = state(0, Set.of("abc"));
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		this.server.flush(); // the same process, its lock keys gone
+		read(state);
+		assertThat(state.isTrusted()).as("a deployment in use is not brand new").isFalse();
+		// nor for an engine that never saw this master, once it saw another one marked
+		this.anyMarked.set(true);
+		ServerState other = new ServerState(new String[] { "marker", "pending" }, this.epoch::get, this.clock::get,
+				this.guard, 0, Set.of("abc"), this.anyMarked, () -> "other-id");
+		read(other);
+		assertThat(other.isTrusted()).isFalse();
+	}
+
+	@Test
 	void aLongerGuardRecordedByAnotherEngineIsAdopted() {
 		ServerState state = state(0, Set.of());
 		this.server.recordedGuard = TimeUnit.NANOSECONDS.toMillis(3 * GUARD);
@@ -253,7 +272,7 @@ class ServerStateTests {
 	@Test
 	void withoutAGuardTheDataIsTrustedOnceRead() {
 		ServerState state = new ServerState(new String[] { "marker", "pending" }, this.epoch::get, this.clock::get,
-				null, 0, Set.of(), () -> "id");
+				null, 0, Set.of(), new AtomicBoolean(), () -> "id");
 		read(state);
 		assertThat(state.isTrusted()).isTrue();
 		assertThat(this.server.scripts).isEmpty();

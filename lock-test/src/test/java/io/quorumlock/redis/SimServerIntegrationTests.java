@@ -1,0 +1,219 @@
+package io.quorumlock.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quorumlock.testing.RedisErrorReply;
+import io.quorumlock.testing.RedisServers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * Holds the simulation's Redis ({@link SimServer} with the scripts on {@link SimLua}) to
+ * a real {@code redis-server}: the same command sequences, the engine's own scripts among
+ * them, get the same answers from both (time-valued answers within a tolerance, since the
+ * two clocks differ).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class SimServerIntegrationTests {
+
+	@RegisterExtension
+	static final RedisServers redis = RedisServers.start(1);
+
+	/** How an answer is compared. */
+	private enum Compare {
+
+		/** The same answer. */
+		EXACT,
+		/** A TTL in milliseconds, within 250 ms. */
+		TTL,
+		/** A flat field/value list: the same fields in the same order. */
+		FIELDS,
+		/** An error with the same first word, or else the same answer. */
+		ERROR_CODE,
+		/** An integer of as many digits (a counter seeded from TIME, in microseconds). */
+		MAGNITUDE
+
+	}
+
+	private record Step(Compare compare, String[] command) {
+	}
+
+	private final List<Step> steps = new ArrayList<>();
+
+	private void step(Compare compare, String... command) {
+		this.steps.add(new Step(compare, command));
+	}
+
+	private void eval(Compare compare, Script script, int keys, String... rest) {
+		String[] command = new String[3 + rest.length];
+		command[0] = "EVALSHA";
+		command[1] = script.sha1();
+		command[2] = Integer.toString(keys);
+		System.arraycopy(rest, 0, command, 3, rest.length);
+		step(compare, command);
+	}
+
+	private static Object real(String... command) {
+		try {
+			return normalize(redis.node(0).call(command));
+		}
+		catch (RedisErrorReply ex) {
+			return "(error) " + ex.getMessage();
+		}
+	}
+
+	private static Object simulated(SimServer server, String... command) {
+		return normalize(server.call(command));
+	}
+
+	private static Object normalize(Object reply) {
+		if (reply instanceof SimServer.Status status) {
+			return status.text();
+		}
+		if (reply instanceof SimServer.Err error) {
+			return "(error) " + error.text();
+		}
+		if (reply instanceof List<?> list) {
+			List<Object> normalized = new ArrayList<>();
+			list.forEach((element) -> normalized.add(normalize(element)));
+			return normalized;
+		}
+		return reply;
+	}
+
+	@Test
+	void theEnginesScriptsAnswerAsOnARealServer() {
+		for (Script script : RedisNode.SCRIPTS) {
+			step(Compare.EXACT, "SCRIPT", "LOAD", script.text());
+		}
+		String m = "lock:{quorumlock:marker}";
+		String p = "lock:{quorumlock:pending}";
+		String k = "lock:{k}";
+		// the restart guard: no marker, a pending nonce, the marker written
+		eval(Compare.EXACT, Script.ACQUIRE, 2, k, m, "t1", "5000");
+		eval(Compare.EXACT, Script.GUARD_READ, 2, m, p, "nonce1", "3000");
+		eval(Compare.EXACT, Script.GUARD_READ, 2, m, p, "nonce2", "2000");
+		eval(Compare.EXACT, Script.GUARD_PROMOTE, 2, m, p, "nonce2", "id1", "3000", "run1");
+		eval(Compare.EXACT, Script.GUARD_PROMOTE, 2, m, p, "nonce1", "id1", "3000", "run1");
+		eval(Compare.EXACT, Script.GUARD_VET, 1, m, "id2", "run2");
+		eval(Compare.EXACT, Script.GUARD_VET, 1, m, "id1", "run2");
+		eval(Compare.EXACT, Script.GUARD_READ, 2, m, p, "nonce3", "4000");
+		step(Compare.FIELDS, "HGETALL", m);
+		// an exclusive grant, its renewal, batch, hold, fencing, release
+		eval(Compare.EXACT, Script.ACQUIRE, 2, k, m, "t1", "5000");
+		eval(Compare.EXACT, Script.ACQUIRE, 2, k, m, "t2", "5000");
+		eval(Compare.EXACT, Script.ACQUIRE, 2, "lock:{hex}", m, "9f3a0c5b7e21d4a6b8c0", "5000");
+		eval(Compare.EXACT, Script.ACQUIRE, 2, "lock:{hex}", m, "0123456789abcdef0123", "5000");
+		eval(Compare.EXACT, Script.ACQUIRE, 1, "lock:{hex}", "0123456789abcdef0123", "5000");
+		step(Compare.TTL, "PTTL", k);
+		eval(Compare.EXACT, Script.EXTEND, 1, k, "t2", "9000");
+		eval(Compare.EXACT, Script.EXTEND, 1, k, "t1", "9000");
+		step(Compare.TTL, "PTTL", k);
+		step(Compare.EXACT, "HSET", "lock:{h}", "f", "v");
+		eval(Compare.ERROR_CODE, Script.EXTEND_MANY, 3, k, "lock:{none}", "lock:{h}", "t1", "7000", "t1", "7000", "t1",
+				"7000");
+		step(Compare.TTL, "PTTL", k);
+		eval(Compare.EXACT, Script.HOLD, 1, k, "t1", "3000");
+		step(Compare.TTL, "PTTL", k);
+		eval(Compare.MAGNITUDE, Script.FENCE_INCREMENT, 2, k, k + ":fence", "t1", "60000");
+		eval(Compare.EXACT, Script.FENCE_INCREMENT, 2, k, k + ":fence", "t2", "60000");
+		eval(Compare.EXACT, Script.FENCE_RAISE, 2, k, k + ":fence", "t1", "9999999999999999", "60000");
+		step(Compare.EXACT, "GET", k + ":fence");
+		eval(Compare.EXACT, Script.FENCE_RAISE, 2, k, k + ":fence", "t1", "5", "60000");
+		step(Compare.EXACT, "GET", k + ":fence");
+		eval(Compare.EXACT, Script.FENCE_INCREMENT, 2, k, k + ":fence", "t1", "60000");
+		step(Compare.TTL, "PTTL", k + ":fence");
+		eval(Compare.EXACT, Script.RELEASE, 1, k, "t2", "ch");
+		eval(Compare.EXACT, Script.RELEASE, 1, k, "t1", "ch");
+		step(Compare.EXACT, "EXISTS", k);
+		// shared holds, the intent mark, and the exclusive side of them
+		String s = "lock:{s}";
+		eval(Compare.EXACT, SharedScripts.ACQUIRE, 2, s, m, "s1", "5000");
+		eval(Compare.EXACT, SharedScripts.ACQUIRE, 2, s, m, "s2", "8000");
+		step(Compare.EXACT, "SET", s, "x", "NX", "PX", "1000");
+		eval(Compare.EXACT, Script.ACQUIRE, 2, s, m, "x1", "5000");
+		step(Compare.EXACT, "TYPE", s);
+		step(Compare.TTL, "PTTL", s);
+		eval(Compare.EXACT, Script.ACQUIRE, 2, s, m, "aa", "5000");
+		eval(Compare.EXACT, SharedScripts.INTENT, 1, s, "2000");
+		eval(Compare.EXACT, SharedScripts.ACQUIRE, 2, s, m, "s3", "5000");
+		eval(Compare.EXACT, SharedScripts.EXTEND, 1, s, "s1", "9000");
+		eval(Compare.EXACT, SharedScripts.EXTEND, 1, s, "nobody", "9000");
+		step(Compare.TTL, "PTTL", s);
+		eval(Compare.EXACT, SharedScripts.HOLD, 1, s, "s2", "1500", "ch");
+		step(Compare.FIELDS, "HGETALL", s);
+		eval(Compare.EXACT, SharedScripts.RELEASE, 1, s, "s1", "ch");
+		step(Compare.TTL, "PTTL", s);
+		eval(Compare.EXACT, SharedScripts.RELEASE, 1, s, "s2", "ch");
+		step(Compare.EXACT, "EXISTS", s);
+		eval(Compare.EXACT, SharedScripts.INTENT, 1, s, "2000");
+		step(Compare.EXACT, "SET", s, "x", "NX", "PX", "1000");
+		eval(Compare.EXACT, SharedScripts.ACQUIRE, 2, s, m, "s4", "5000");
+		eval(Compare.EXACT, SharedScripts.ACQUIRE, 1, "lock:{s5}", "s5", "5000");
+		eval(Compare.EXACT, SharedScripts.RELEASE, 1, s, "x", "ch");
+		eval(Compare.EXACT, Script.FORCE_RELEASE, 1, s, "ch");
+		eval(Compare.EXACT, Script.FORCE_RELEASE, 1, s, "ch");
+		// plain commands and errors
+		step(Compare.ERROR_CODE, "EVALSHA", "0000000000000000000000000000000000000000", "0");
+		step(Compare.ERROR_CODE, "INCR", "lock:{h}");
+		step(Compare.EXACT, "INCR", "counter");
+		step(Compare.EXACT, "PEXPIRE", "counter", "0");
+		step(Compare.EXACT, "EXISTS", "counter");
+		step(Compare.EXACT, "PTTL", "lock:{quorumlock:marker}");
+		step(Compare.EXACT, "PTTL", "missing");
+		step(Compare.EXACT, "HDEL", "lock:{h}", "f");
+		step(Compare.EXACT, "EXISTS", "lock:{h}");
+		step(Compare.EXACT, "SCRIPT", "FLUSH");
+		step(Compare.ERROR_CODE, "EVALSHA", Script.RELEASE.sha1(), "1", k, "t1", "ch");
+		step(Compare.EXACT, "CONFIG", "GET", "maxmemory-policy");
+		step(Compare.EXACT, "CONFIG", "GET", "no-such-parameter");
+		step(Compare.EXACT, "FLUSHALL");
+		step(Compare.EXACT, "DBSIZE");
+
+		SimServer server = new SimServer("sim", new SimLoop(1, false), SimRun.WALL_EPOCH, 0, "noeviction", 0);
+		redis.node(0).flushAll();
+		real("SCRIPT", "FLUSH");
+		for (Step step : this.steps) {
+			Object expected = real(step.command);
+			Object actual = simulated(server, step.command);
+			String what = String.join(" ", step.command);
+			switch (step.compare) {
+				case EXACT -> assertThat(actual).as(what).isEqualTo(expected);
+				case TTL -> assertThat((Long) actual).as(what).isCloseTo((Long) expected, within(250L));
+				case FIELDS -> assertThat(fields(actual)).as(what).isEqualTo(fields(expected));
+				case ERROR_CODE -> assertThat(errorCodes(actual)).as(what).isEqualTo(errorCodes(expected));
+				case MAGNITUDE -> assertThat(String.valueOf(actual)).as(what).hasSameSizeAs(String.valueOf(expected));
+			}
+		}
+	}
+
+	private static List<Object> fields(Object flat) {
+		List<Object> fields = new ArrayList<>();
+		List<?> list = (List<?>) flat;
+		for (int i = 0; i < list.size(); i += 2) {
+			fields.add(list.get(i));
+		}
+		return fields;
+	}
+
+	/** Error answers reduced to their first word, anywhere in the answer. */
+	private static Object errorCodes(Object answer) {
+		if (answer instanceof List<?> list) {
+			return list.stream().map(SimServerIntegrationTests::errorCodes).toList();
+		}
+		if (answer instanceof String text) {
+			String body = text.startsWith("(error) ") ? text.substring(8) : text;
+			int space = body.indexOf(' ');
+			return (space < 0) ? body : body.substring(0, space);
+		}
+		return answer;
+	}
+
+}

@@ -1,0 +1,122 @@
+package io.quorumlock.redis;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link SimServer} and {@link SimLua} without a real server: expiry on the server's own
+ * clock, the script cache across restarts, data kept or lost, eviction, and the engine's
+ * own scripts run as text ({@link SimServerIntegrationTests} holds the same sequences to
+ * a real {@code redis-server}).
+ */
+class SimServerTests {
+
+	private final SimLoop loop = new SimLoop(1, false);
+
+	private final SimServer server = new SimServer("s0", this.loop, SimRun.WALL_EPOCH, 0, "noeviction", 1);
+
+	private void advance(long millis) {
+		this.loop.at(SimRun.millis(millis), null, () -> {
+		});
+		this.loop.runUntil(this.loop.now() + SimRun.millis(millis));
+	}
+
+	@Test
+	void aKeyExpiresOnTheServersClockAndAStepBackKeepsItLonger() {
+		assertThat(this.server.call("SET", "k", "v", "NX", "PX", "100")).isEqualTo(SimServer.OK);
+		assertThat(this.server.call("SET", "k", "w", "NX", "PX", "100")).isNull();
+		advance(60);
+		this.server.stepClock(-SimRun.millis(50));
+		advance(60);
+		assertThat(this.server.call("GET", "k")).isEqualTo("v");
+		advance(50);
+		assertThat(this.server.call("GET", "k")).isNull();
+		assertThat(this.server.pttl("k")).isEqualTo(-2);
+	}
+
+	@Test
+	void aRestartForgetsTheScriptsAndKeepsTheDataOnlyWithAnAppendOnlyFile() {
+		String sha = (String) this.server.call("SCRIPT", "LOAD", Script.RELEASE.text());
+		assertThat(sha).isEqualTo(Script.RELEASE.sha1());
+		this.server.call("SET", "k", "t", "PX", "10000");
+		String runId = this.server.runId();
+		Map<String, Object[]> appendOnly = this.server.snapshot();
+		this.server.crash();
+		this.server.restart(true, appendOnly);
+		assertThat(this.server.runId()).isNotEqualTo(runId);
+		assertThat(this.server.call("EVALSHA", sha, "1", "k", "t", "ch")).isEqualTo(SimServer.NOSCRIPT);
+		assertThat(this.server.call("GET", "k")).isEqualTo("t");
+		this.server.crash();
+		this.server.restart(false, null);
+		assertThat(this.server.call("GET", "k")).isNull();
+	}
+
+	@Test
+	void theReleaseScriptDeletesOnlyItsOwnTokenAndPublishes() {
+		String[] heard = new String[1];
+		this.server.subscribe("ch", (channel) -> heard[0] = channel);
+		this.server.call("SCRIPT", "LOAD", Script.RELEASE.text());
+		this.server.call("SET", "k", "mine", "PX", "10000");
+		assertThat(this.server.call("EVALSHA", Script.RELEASE.sha1(), "1", "k", "other", "ch")).isEqualTo(0L);
+		assertThat(heard[0]).isNull();
+		assertThat(this.server.call("EVALSHA", Script.RELEASE.sha1(), "1", "k", "mine", "ch")).isEqualTo(1L);
+		assertThat(heard[0]).isEqualTo("ch");
+		assertThat(this.server.call("EXISTS", "k")).isEqualTo(0L);
+	}
+
+	@Test
+	void sharedHoldsKeepMillisecondExpiriesBeyondThirtyTwoBits() {
+		this.server.call("SCRIPT", "LOAD", SharedScripts.ACQUIRE.text());
+		this.server.call("SCRIPT", "LOAD", SharedScripts.RELEASE.text());
+		assertThat(this.server.call("EVALSHA", SharedScripts.ACQUIRE.sha1(), "1", "k", "t1", "1000")).isEqualTo(1L);
+		assertThat(this.server.call("EVALSHA", SharedScripts.ACQUIRE.sha1(), "1", "k", "t2", "2000")).isEqualTo(1L);
+		long now = this.server.wallMillis();
+		assertThat(this.server.call("HGET", "k", "s:t2")).isEqualTo(Long.toString(now + 2000));
+		assertThat(this.server.call("EVALSHA", SharedScripts.RELEASE.sha1(), "1", "k", "t2", "ch")).isEqualTo(1L);
+		// the other holder's expiry is the key's TTL again
+		assertThat(this.server.pttl("k")).isEqualTo(1000);
+		assertThat(this.server.call("SET", "k", "x", "NX", "PX", "100")).isNull();
+	}
+
+	@Test
+	void theGuardScriptsReadAndWriteTheDatasetMarker() {
+		this.server.call("SCRIPT", "LOAD", Script.GUARD_READ.text());
+		this.server.call("SCRIPT", "LOAD", Script.GUARD_PROMOTE.text());
+		this.server.call("SCRIPT", "LOAD", Script.ACQUIRE.text());
+		assertThat(this.server.call("EVALSHA", Script.ACQUIRE.sha1(), "2", "k", "m", "t", "1000")).isEqualTo(-1L);
+		assertThat(this.server.call("EVALSHA", Script.GUARD_READ.sha1(), "2", "m", "p", "n1", "5000"))
+			.isEqualTo(List.of(0L, "n1", 5000L));
+		assertThat(this.server.call("EVALSHA", Script.GUARD_PROMOTE.sha1(), "2", "m", "p", "n1", "id1", "5000", "r1"))
+			.isEqualTo(List.of(1L, "id1"));
+		assertThat(this.server.call("EVALSHA", Script.ACQUIRE.sha1(), "2", "k", "m", "t", "1000")).isEqualTo(1L);
+		assertThat(this.server.call("EVALSHA", Script.GUARD_READ.sha1(), "2", "m", "p", "n2", "3000"))
+			.isEqualTo(List.of(1L, "id1", 5000L, "r1"));
+	}
+
+	@Test
+	void anEvictingServerDropsOnlyKeysWithATtl() {
+		SimServer evicting = new SimServer("s1", this.loop, SimRun.WALL_EPOCH, 0, "volatile-lru", 1);
+		evicting.call("SET", "lock", "t", "PX", "10000");
+		evicting.call("HSET", "marker", "id", "x");
+		assertThat(evicting.evict(5)).containsExactly("lock");
+		assertThat(evicting.call("EXISTS", "marker")).isEqualTo(1L);
+		assertThat(this.server.evict(5)).isEmpty();
+		assertThat((String) evicting.call("INFO", "memory")).contains("maxmemory_policy:volatile-lru");
+	}
+
+	@Test
+	void uptimeIsTheDifferenceOfTwoWallClockSecondsAsRedisComputesIt() {
+		SimLoop late = new SimLoop(1, false);
+		// started 0.9 s into a wall-clock second
+		SimServer restarted = new SimServer("s", late, SimRun.WALL_EPOCH + SimRun.millis(900), 0, "noeviction", 0);
+		late.at(SimRun.millis(200), null, () -> {
+		});
+		late.runUntil(SimRun.millis(200));
+		assertThat((String) restarted.call("INFO", "server")).contains("uptime_in_seconds:1\r\n");
+	}
+
+}

@@ -1,0 +1,137 @@
+package io.quorumlock.redis;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+/**
+ * The deterministic simulation ({@link SimRun}): the real engine over simulated masters,
+ * connections and clocks, under faults, with the invariants of {@link SimHistory} checked
+ * after every event. Runs {@code -Dsim.seeds} schedules (default 10,000), seeds
+ * {@code -Dsim.from} (default 1) onwards, on every core; {@code -Dsim.seed=S} replays one
+ * schedule and prints its whole trace. A violation fails with the seed, its last events
+ * and the command that replays it.
+ */
+@Timeout(value = 600, unit = TimeUnit.SECONDS)
+class SimulationTests {
+
+	static final int DEFAULT_SEEDS = 10_000;
+
+	/**
+	 * Failing seeds after which a run stops drawing new ones (they are enough to act on).
+	 */
+	static final int ENOUGH_FAILURES = 20;
+
+	@BeforeAll
+	static void inItsOwnExecution() {
+		// the module's default test run leaves it to the "simulation" execution (pom.xml)
+		assumeFalse(Boolean.getBoolean("sim.elsewhere"), "runs in the simulation execution");
+	}
+
+	static String replayCommand(long seed) {
+		return "./mvnw -B -q -pl lock-test -am test -Dtest=SimulationTests#schedules -Dsurefire.failIfNoSpecifiedTests=false -Dsim.seed="
+				+ seed;
+	}
+
+	static String report(SimRun.Result result) {
+		StringBuilder sb = new StringBuilder();
+		sb.append("seed ").append(result.seed()).append(": ").append(result.violation()).append('\n');
+		sb.append("  ").append(result.summary()).append('\n');
+		sb.append("  last events:\n");
+		for (String line : result.tail()) {
+			sb.append("    ").append(line).append('\n');
+		}
+		sb.append("  replay: ").append(replayCommand(result.seed())).append('\n');
+		return sb.toString();
+	}
+
+	@Test
+	void schedules() throws Exception {
+		String one = System.getProperty("sim.seed");
+		if (one != null && !one.isBlank()) {
+			SimRun.Result result = SimRun.run(Long.parseLong(one.trim()), true);
+			result.trace().forEach(System.out::println);
+			System.out.println(result.summary());
+			assertThat(result.violation()).as(() -> report(result)).isNull();
+			return;
+		}
+		int seeds = Integer.getInteger("sim.seeds", DEFAULT_SEEDS);
+		long from = Long.getLong("sim.from", 1);
+		List<SimRun.Result> failures = runSeeds(from, seeds);
+		failures.sort(Comparator.comparingLong(SimRun.Result::seed));
+		assertThat(failures)
+			.as(() -> failures.isEmpty() ? "" : report(failures.get(0)) + "(" + failures.size() + " failing seeds: "
+					+ failures.stream().map(SimRun.Result::seed).limit(20).toList() + ")")
+			.isEmpty();
+	}
+
+	/** Run seeds {@code from..from+count-1} on every core; the failing ones. */
+	static List<SimRun.Result> runSeeds(long from, int count) throws Exception {
+		int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		AtomicLong next = new AtomicLong(from);
+		AtomicLong failing = new AtomicLong();
+		AtomicLong ran = new AtomicLong();
+		long end = from + count;
+		long started = System.nanoTime();
+		List<Future<List<SimRun.Result>>> parts = new ArrayList<>();
+		for (int i = 0; i < threads; i++) {
+			parts.add(pool.submit(() -> {
+				List<SimRun.Result> failed = new ArrayList<>();
+				for (long seed = next.getAndIncrement(); seed < end; seed = next.getAndIncrement()) {
+					SimRun.Result result = SimRun.run(seed, false);
+					if (result.failed()) {
+						failed.add(result);
+						if (failing.incrementAndGet() >= ENOUGH_FAILURES) {
+							next.set(end);
+						}
+					}
+					ran.incrementAndGet();
+				}
+				return failed;
+			}));
+		}
+		List<SimRun.Result> failures = new ArrayList<>();
+		try {
+			for (Future<List<SimRun.Result>> part : parts) {
+				failures.addAll(part.get());
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		double seconds = (System.nanoTime() - started) / 1e9;
+		System.out.printf("simulation: %d schedules in %.1f s, %.0f schedules/s, %d failing%s%n", ran.get(), seconds,
+				ran.get() / seconds, failures.size(), (ran.get() < count) ? " (stopped early)" : "");
+		return failures;
+	}
+
+	@Test
+	void theSameSeedGivesTheSameTraceByteForByte() {
+		for (long seed : new long[] { 7, 42, 1234 }) {
+			SimRun.Result first = SimRun.run(seed, true);
+			SimRun.Result second = SimRun.run(seed, true);
+			assertThat(String.join("\n", second.trace())).isEqualTo(String.join("\n", first.trace()));
+			assertThat(second.traceHash()).isEqualTo(first.traceHash());
+			assertThat(first.trace().size()).isGreaterThan(100);
+		}
+	}
+
+	@Test
+	void differentSeedsGiveDifferentSchedules() {
+		assertThat(SimRun.run(1, false).traceHash()).isNotEqualTo(SimRun.run(2, false).traceHash());
+	}
+
+}

@@ -32,6 +32,14 @@ final class EngineStatus {
 
 	private final String keyPrefix;
 
+	/**
+	 * The wall clock and the engine's clock at one moment: a node's {@code since} is
+	 * mapped through it, so that it reads the same every time.
+	 */
+	private final Instant anchorWall;
+
+	private final long anchorNanos;
+
 	EngineStatus(List<RedisNode> nodes, HeldBack heldBack, Voters voters, LocalGates gates, Timers timers,
 			String keyPrefix) {
 		this.nodes = nodes;
@@ -40,16 +48,28 @@ final class EngineStatus {
 		this.gates = gates;
 		this.timers = timers;
 		this.keyPrefix = keyPrefix;
+		this.anchorWall = Instant.now();
+		this.anchorNanos = timers.nanoTime();
 	}
 
+	/**
+	 * Each node: its connection, vote and state; its last failure (while it does not
+	 * vote, why not; once it votes, the last failure it had), since when it is in its
+	 * state (the engine's clock mapped to the wall clock through one fixed moment) and
+	 * its answers.
+	 */
 	List<RegistryStatus.Node> nodes() {
 		List<RegistryStatus.Node> states = new ArrayList<>(this.nodes.size());
 		for (RedisNode node : this.nodes) {
 			RedisNode same = this.heldBack.sameServerAs(node);
+			RegistryStatus.NodeState state = this.heldBack.state(node);
+			String lastError = (state == RegistryStatus.NodeState.VOTING) ? node.lastFailure()
+					: this.heldBack.why(node);
 			states.add(new RegistryStatus.Node(node.address(), node.isConnected(),
 					Duration.ofNanos(Math.max(0, node.lastLatencyNanos())), Duration.ofNanos(node.uptimeNanos()),
 					this.heldBack.votes(node), Duration.ofNanos(this.heldBack.remainingNanos(node)),
-					(same != null) ? same.address() : null));
+					(same != null) ? same.address() : null, state, lastError,
+					this.anchorWall.plusNanos(node.since(state) - this.anchorNanos), node.answers()));
 		}
 		return states;
 	}

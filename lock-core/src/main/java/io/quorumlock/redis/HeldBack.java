@@ -1,5 +1,7 @@
 package io.quorumlock.redis;
 
+import io.quorumlock.RegistryStatus;
+
 /**
  * Whether a node may vote now, and if not, why: it is ready and its state allows it
  * ({@link RedisNode#votes}: scripts loaded in this epoch, data trusted by the restart
@@ -58,16 +60,42 @@ final class HeldBack {
 
 	/** Why {@code node} does not vote now, as the failure its round reports. */
 	NodeHeldBackException reason(RedisNode node) {
+		return new NodeHeldBackException(why(node));
+	}
+
+	/**
+	 * Why {@code node} does not vote now, in the server's or the transport's words where
+	 * there are any (never credentials); when it votes, what held it back last time is
+	 * not known here, so the text says it waits for its {@code run_id}.
+	 */
+	String why(RedisNode node) {
 		RedisNode same = sameServerAs(node);
 		if (same != null) {
-			return new NodeHeldBackException("same Redis server as " + same.address() + " (run_id " + node.runId()
-					+ "), which votes for it: counted once");
+			return "same Redis server as " + same.address() + " (run_id " + node.runId()
+					+ "), which votes for it: counted once";
 		}
 		String why = node.notVoting(this.evictionAllowed);
 		if (why != null) {
-			return new NodeHeldBackException(why);
+			return why;
 		}
-		return new NodeHeldBackException("held back until its run_id is read (to count a master listed twice once)");
+		return "held back until its run_id is read (to count a master listed twice once)";
+	}
+
+	/** What {@code node} is doing now, for status. */
+	RegistryStatus.NodeState state(RedisNode node) {
+		if (!node.isConnected()) {
+			return RegistryStatus.NodeState.DOWN;
+		}
+		if (sameServerAs(node) != null) {
+			return RegistryStatus.NodeState.SAME_SERVER;
+		}
+		if (votes(node)) {
+			return RegistryStatus.NodeState.VOTING;
+		}
+		// evicting only when nothing else holds it back: ready, known and trusted
+		ServerState state = node.state();
+		return (isEvicting(node) && node.isReady() && state.isTrusted()) ? RegistryStatus.NodeState.EVICTING
+				: RegistryStatus.NodeState.HELD_BACK;
 	}
 
 }

@@ -1,9 +1,16 @@
 package io.quorumlock.redis;
 
+import java.io.IOException;
+import java.util.concurrent.TimeoutException;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
+
 /**
  * What a {@link Round} needs of a node besides the command it sends: a name for messages,
- * and the connection epoch that tells an answer on the connection a command was sent on
- * from one Lettuce re-sent after a reconnect.
+ * the connection epoch that tells an answer on the connection a command was sent on from
+ * one Lettuce re-sent after a reconnect, and where to count its answers for status.
  */
 interface Node {
 
@@ -21,5 +28,50 @@ interface Node {
 
 	/** Record the round trip of an answer, for status. */
 	void recordLatency(long nanos);
+
+	/**
+	 * Count one answer of a round, for status and meters; {@code failure} is null for a
+	 * vote. Called once per node and round on the thread that completed the answer (an
+	 * I/O thread, or the deadline's timer): no allocation, no lock.
+	 */
+	default void answered(Answer answer, Throwable failure) {
+	}
+
+	/**
+	 * How a node answered one command of a round: the {@code outcome} of the
+	 * {@code distributed.lock.node.answers} meter.
+	 */
+	enum Answer {
+
+		/** The command took effect. */
+		YES,
+		/** Answered but refused: the key is held by another token. */
+		HELD,
+		/** No answer within the node timeout. */
+		TIMEOUT,
+		/** Not sent, or lost, because the node was not connected. */
+		NOT_CONNECTED,
+		/** Not counted: the node does not vote (restart guard, eviction, duplicate). */
+		HELD_BACK,
+		/** An error reply, or any other failure. */
+		ERROR;
+
+		/** The outcome of a failed answer. */
+		static Answer of(Throwable failure) {
+			if (failure instanceof NodeHeldBackException || failure instanceof NodeDataLostException) {
+				return HELD_BACK;
+			}
+			if (failure instanceof TimeoutException || failure instanceof RedisCommandTimeoutException) {
+				return TIMEOUT;
+			}
+			if (failure instanceof RedisCommandExecutionException) {
+				return ERROR; // the server's own error reply: NOAUTH, OOM, NOSCRIPT...
+			}
+			// rejected while disconnected, lost with its connection, refused, a reconnect
+			// under the command
+			return (failure instanceof RedisException || failure instanceof IOException) ? NOT_CONNECTED : ERROR;
+		}
+
+	}
 
 }

@@ -5,10 +5,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 import io.lettuce.core.RedisConnectionException;
+import io.quorumlock.RegistryStatus;
 
 /**
  * One Redis master (or, in single mode, a whole Redis Cluster) as the engine sees it,
@@ -83,6 +86,21 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 	/** Last round-trip time, for status. */
 	private volatile long lastLatencyNanos = -1;
 
+	/** Answers of the rounds, one adder per {@link Node.Answer}, for status. */
+	private final LongAdder[] answers = new LongAdder[Node.Answer.values().length];
+
+	/**
+	 * The last failure of a connection attempt or a command (not a hold-back verdict),
+	 * kept as thrown: worded only when status is read.
+	 */
+	private volatile Throwable lastFailure;
+
+	/** Whether the last answer of a round was a failure. */
+	private volatile boolean failing;
+
+	/** The state status last saw and since when ({@link #since}). */
+	private final AtomicReference<Seen> seen;
+
 	private final Redos redos;
 
 	private final PubSub pubSub;
@@ -106,8 +124,14 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 		this.redos = new Redos((redo) -> watched(eval(redo.script(), redo.key(), redo.args())), clock,
 				this.timers::execute, () -> isConnected() && isReady(), this::isClosed, this::epoch);
 		this.pubSub = new PubSub(transport, context.onMessage(), this.timers::execute, this::isClosed);
-		this.reconnector = new Reconnector((task, delay) -> this.timers.schedule(task, delay.toNanos()),
-				(error) -> context.onError().accept(transport.address(), error), this::isClosed);
+		this.reconnector = new Reconnector((task, delay) -> this.timers.schedule(task, delay.toNanos()), (error) -> {
+			this.lastFailure = error;
+			context.onError().accept(transport.address(), error);
+		}, this::isClosed);
+		for (int i = 0; i < this.answers.length; i++) {
+			this.answers[i] = new LongAdder();
+		}
+		this.seen = new AtomicReference<>(new Seen(RegistryStatus.NodeState.DOWN, this.timers.nanoTime()));
 		this.probe = new ScriptProbe(context.probeKey());
 		this.state = transport.isOneServer() ? new ServerState(context.guardKeys(), this::epoch, clock, context.guard(),
 				context.clockDriftFactor(), context.freshRunIds(), context.anyMarked(), context.ids()) : null;
@@ -146,6 +170,57 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 	@Override
 	public void recordLatency(long nanos) {
 		this.lastLatencyNanos = nanos;
+	}
+
+	@Override
+	public void answered(Node.Answer answer, Throwable failure) {
+		this.answers[answer.ordinal()].increment();
+		if (failure == null) {
+			if (this.failing) {
+				this.failing = false;
+			}
+		}
+		else if (answer != Node.Answer.HELD_BACK && (answer != Node.Answer.NOT_CONNECTED || !this.failing)) {
+			// while the connection is down every command is rejected alike: the first
+			// failure of an outage says more than the last rejection
+			this.lastFailure = failure;
+			this.failing = true;
+		}
+	}
+
+	/** The answers counted so far, for status. */
+	RegistryStatus.Answers answers() {
+		LongAdder[] a = this.answers;
+		return new RegistryStatus.Answers(a[Node.Answer.YES.ordinal()].sum(), a[Node.Answer.HELD.ordinal()].sum(),
+				a[Node.Answer.TIMEOUT.ordinal()].sum(), a[Node.Answer.NOT_CONNECTED.ordinal()].sum(),
+				a[Node.Answer.HELD_BACK.ordinal()].sum(), a[Node.Answer.ERROR.ordinal()].sum());
+	}
+
+	/**
+	 * The last failure of a connection attempt or a command in the server's or the
+	 * transport's words (never credentials), or null.
+	 */
+	String lastFailure() {
+		Throwable failure = this.lastFailure;
+		return (failure != null) ? Futures.reason(failure) : null;
+	}
+
+	/**
+	 * Since when the node is in {@code state}, on the engine's clock: the first time
+	 * status saw it so. Status is read every second while the application logs node
+	 * changes, and whenever an operator looks.
+	 */
+	long since(RegistryStatus.NodeState state) {
+		Seen before = this.seen.get();
+		if (before.state == state) {
+			return before.since;
+		}
+		Seen now = new Seen(state, this.timers.nanoTime());
+		return this.seen.compareAndSet(before, now) ? now.since : this.seen.get().since;
+	}
+
+	/** A state and when status first saw it. */
+	private record Seen(RegistryStatus.NodeState state, long since) {
 	}
 
 	boolean isClosed() {
@@ -277,7 +352,12 @@ final class RedisNode implements Node, Channels, AutoCloseable {
 	String notVoting(boolean evictionAllowed) {
 		if (!isConnected()) {
 			String last = lastConnectFailure();
-			return "not connected" + ((last != null) ? ", last attempt: " + last : "");
+			if (last != null) {
+				return "not connected, last attempt: " + last;
+			}
+			// a connection that dropped: Lettuce reconnects it; quote what failed last
+			String failure = lastFailure();
+			return "not connected" + ((failure != null) ? ", last failure: " + failure : "");
 		}
 		if (!isReady()) {
 			return "its lock scripts are not loaded on this connection yet"

@@ -93,7 +93,10 @@ final class Round<N extends Node> extends CompletableFuture<Round.Tally> impleme
 	/** Told of each node that failed or timed out; one held back by the guard is not. */
 	private final BiConsumer<? super N, Throwable> onNodeError;
 
-	/** Per-node answer: null, then a {@link Vote} or a {@link Throwable}; set once. */
+	/**
+	 * Per-node answer: null, then a {@link Vote} or a {@link Throwable} (at the deadline,
+	 * its timeout); set once.
+	 */
 	private final Object[] answers;
 
 	/**
@@ -202,6 +205,14 @@ final class Round<N extends Node> extends CompletableFuture<Round.Tally> impleme
 		if (!ANSWERS.compareAndSet(this.answers, index, null, answer)) {
 			return;
 		}
+		// counted once per node and round: a late answer after the deadline's timeout is
+		// not counted again
+		if (answer instanceof Throwable failure) {
+			this.nodes.get(index).answered(Node.Answer.of(failure), failure);
+		}
+		else {
+			this.nodes.get(index).answered((answer == Vote.YES) ? Node.Answer.YES : Node.Answer.HELD, null);
+		}
 		int delta = (answer == Vote.YES) ? YES : (answer == Vote.NO) ? NO : FAILED;
 		int counts = (int) COUNTS.getAndAdd(this, delta) + delta;
 		if (isDone()) {
@@ -259,8 +270,13 @@ final class Round<N extends Node> extends CompletableFuture<Round.Tally> impleme
 			if (a != Vote.YES && a != Vote.NO) {
 				failures.add(this.nodes.get(i).address() + ": " + describe(a, expired));
 				if (a == null && expired) {
-					this.onNodeError.accept(this.nodes.get(i),
-							new TimeoutException("no answer within the node timeout"));
+					TimeoutException timeout = new TimeoutException("no answer within the node timeout");
+					// the slot keeps the timeout, so that an answer after it is not
+					// counted
+					if (ANSWERS.compareAndSet(this.answers, i, null, timeout)) {
+						this.nodes.get(i).answered(Node.Answer.TIMEOUT, timeout);
+						this.onNodeError.accept(this.nodes.get(i), timeout);
+					}
 				}
 			}
 		}

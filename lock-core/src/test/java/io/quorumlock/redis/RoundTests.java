@@ -35,6 +35,9 @@ class RoundTests {
 
 		CompletableFuture<String> reply;
 
+		/** Each answer counted, as {@code OUTCOME} or {@code OUTCOME: failure}. */
+		final List<String> answered = new ArrayList<>();
+
 		FakeNode(String address) {
 			this.address = address;
 		}
@@ -56,6 +59,11 @@ class RoundTests {
 
 		@Override
 		public void recordLatency(long nanos) {
+		}
+
+		@Override
+		public void answered(Answer answer, Throwable failure) {
+			this.answered.add(answer + ((failure != null) ? ": " + failure.getMessage() : ""));
 		}
 
 		CompletableFuture<String> send() {
@@ -273,6 +281,47 @@ class RoundTests {
 		this.nodes.get(1).reply.complete("OK");
 		this.nodes.get(2).reply.complete("OK");
 		assertThat(Voters.failures(round.join())).isEqualTo(" (a: NOPERM no scripts)");
+	}
+
+	@Test
+	void eachAnswerIsCountedOnceOnItsNodeByOutcome() {
+		FakeNode heldBack = this.nodes.get(2);
+		CompletableFuture<Round.Tally> round = Round.run(this.nodes, 2, FakeNode::send, "OK"::equals, TIMEOUT,
+				(node) -> node != heldBack, this.timers, (node, error) -> this.errors.add(node.address()));
+		this.nodes.get(0).reply.complete("OK");
+		this.nodes.get(1).reply.complete(null);
+		heldBack.reply.complete("OK");
+		round.join();
+		assertThat(this.nodes.get(0).answered).containsExactly("YES");
+		assertThat(this.nodes.get(1).answered).containsExactly("HELD");
+		assertThat(heldBack.answered).singleElement().asString().startsWith("HELD_BACK: no longer voting");
+		round(2);
+		this.nodes.get(0).reply.completeExceptionally(new RedisCommandExecutionException("NOAUTH Authentication"));
+		this.nodes.get(1).reply.completeExceptionally(new io.lettuce.core.RedisConnectionException("not connected"));
+		this.nodes.get(2).reply.completeExceptionally(new io.lettuce.core.RedisException("Connection closed"));
+		assertThat(this.nodes.get(0).answered).last().isEqualTo("ERROR: NOAUTH Authentication");
+		assertThat(this.nodes.get(1).answered).last().isEqualTo("NOT_CONNECTED: not connected");
+		assertThat(this.nodes.get(2).answered).last().isEqualTo("NOT_CONNECTED: Connection closed");
+	}
+
+	@Test
+	void nodeSilentAtTheDeadlineCountsAsATimeoutAndItsLateAnswerIsNotCountedAgain() {
+		CompletableFuture<Round.Tally> round = round(2);
+		this.nodes.get(0).reply.complete("OK");
+		this.nodes.get(1).reply.complete("OK");
+		assertThat(round).as("granted early").isCompleted();
+		this.timers.advance(TIMEOUT);
+		assertThat(this.nodes.get(2).answered).as("an early decision times nobody out").isEmpty();
+		this.nodes.get(2).reply.complete("OK");
+		assertThat(this.nodes.get(2).answered).containsExactly("YES");
+		CompletableFuture<Round.Tally> second = round(2);
+		this.nodes.get(0).reply.complete("OK");
+		this.timers.advance(TIMEOUT);
+		assertThat(second.join().reached()).isFalse();
+		this.nodes.get(1).reply.complete("OK");
+		this.nodes.get(2).reply.completeExceptionally(new RedisCommandExecutionException("LOADING late"));
+		assertThat(this.nodes.get(1).answered).containsExactly("YES", "TIMEOUT: no answer within the node timeout");
+		assertThat(this.nodes.get(2).answered).containsExactly("YES", "TIMEOUT: no answer within the node timeout");
 	}
 
 }

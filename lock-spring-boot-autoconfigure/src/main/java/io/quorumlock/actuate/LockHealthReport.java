@@ -65,6 +65,15 @@ final class LockHealthReport {
 		details.put("address", node.address());
 		details.put("up", node.up());
 		details.put("voting", node.voting());
+		details.put("state", node.state().tag());
+		if (node.since() != null) {
+			details.put("since", node.since().toString());
+		}
+		if (node.lastError() != null) {
+			// the server's or the transport's own words (WRONGPASS, TLS, refused...),
+			// never credentials: the status carries none
+			details.put("lastError", node.lastError());
+		}
 		details.put("lastLatencyMillis", node.lastLatency().toNanos() / 1_000_000.0);
 		if (!node.uptime().isNegative()) {
 			details.put("uptimeSeconds", node.uptime().toSeconds());
@@ -75,6 +84,14 @@ final class LockHealthReport {
 			details.put("sameServerAs", node.sameServerAs());
 			details.put("heldBackBy", "the same Redis server (run_id) as " + node.sameServerAs()
 					+ ", which votes for it; list each master once in quorumlock.nodes");
+		}
+		else if (node.state() == RegistryStatus.NodeState.EVICTING) {
+			details.put("heldBackBy", "its eviction policy, which can drop lock keys under memory pressure "
+					+ "(maxmemory-policy; quorumlock.allow-evicting-masters)");
+		}
+		else if (!node.voting() && node.up() && node.heldBackFor().isZero() && node.lastError() != null) {
+			// not ready yet, or held back for a reason the guard's time does not cover
+			details.put("heldBackBy", node.lastError());
 		}
 		else if (!node.voting() && node.up()) {
 			details.put("heldBackBy",

@@ -36,6 +36,8 @@ import io.quorumlock.QuorumUnavailableException;
  * {@code lock}.</li>
  * <li>{@code distributed.lock.node.errors} — counter; tag {@code node} = host:port.</li>
  * </ul>
+ * The per-master state and answers ({@code distributed.lock.node.state},
+ * {@code distributed.lock.node.answers}) are {@link NodeMetrics}'.
  */
 public class LockMetrics implements LockListener {
 

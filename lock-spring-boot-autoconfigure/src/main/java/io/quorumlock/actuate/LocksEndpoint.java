@@ -19,9 +19,10 @@ import io.quorumlock.RegistryStatus;
 
 /**
  * The {@code locks} actuator endpoint ({@code GET /actuator/locks}): mode, quorum, each
- * node (address without credentials, up, last latency, uptime, voting or held back by the
- * restart guard) and the leases this instance holds. {@code ?leaks=true} adds a bounded
- * scan for lock keys without a TTL.
+ * node (address without credentials, up, last latency, uptime, its state and since when,
+ * its last failure in the server's or the transport's words, its answers per outcome),
+ * the leases this instance holds, and the last failure of each lock and outcome with its
+ * full message. {@code ?leaks=true} adds a bounded scan for lock keys without a TTL.
  * <p>
  * Its write operation, {@code DELETE /actuator/locks/{key}}, deletes a lock key on every
  * node whoever holds it, audited at WARN with the key and the caller's principal. Boot's
@@ -41,14 +42,28 @@ public class LocksEndpoint {
 
 	private final RegistryAdmin admin;
 
+	private final RecentLockFailures failures;
+
 	/**
-	 * Create the endpoint.
+	 * Create the endpoint without recent failures.
 	 * @param status the registry's status view
 	 * @param admin the registry's operator actions
 	 */
 	public LocksEndpoint(RegistryStatus status, RegistryAdmin admin) {
+		this(status, admin, null);
+	}
+
+	/**
+	 * Create the endpoint.
+	 * @param status the registry's status view
+	 * @param admin the registry's operator actions
+	 * @param failures the last failure of each lock and outcome, with its full message;
+	 * null for none
+	 */
+	public LocksEndpoint(RegistryStatus status, RegistryAdmin admin, @Nullable RecentLockFailures failures) {
 		this.status = status;
 		this.admin = admin;
+		this.failures = failures;
 	}
 
 	/**
@@ -64,7 +79,8 @@ public class LocksEndpoint {
 			.stream()
 			.map((node) -> new NodeDescriptor(node.address(), node.up(), node.lastLatency().toNanos() / 1_000_000.0,
 					node.uptime().isNegative() ? null : node.uptime().toSeconds(), node.voting(),
-					node.heldBackFor().toMillis(), node.sameServerAs()))
+					node.heldBackFor().toMillis(), node.sameServerAs(), node.state().tag(), node.lastError(),
+					(node.since() != null) ? node.since().toString() : null, node.answers()))
 			.toList();
 		List<LeaseDescriptor> leases = this.status.leases()
 			.stream()
@@ -74,8 +90,13 @@ public class LocksEndpoint {
 					lease.mode(), lease.slot().isPresent() ? lease.slot().getAsInt() : null))
 			.toList();
 		List<String> leaked = Boolean.TRUE.equals(leaks) ? this.admin.keysWithoutTtl(LEAK_LIMIT) : null;
+		List<FailureDescriptor> recent = (this.failures != null) ? this.failures.failures()
+			.stream()
+			.map((failure) -> new FailureDescriptor(failure.lock(), failure.outcome(), failure.at().toString(),
+					failure.count(), failure.message()))
+			.toList() : List.of();
 		return new LocksDescriptor(this.status.mode(), this.status.quorum(), this.status.quorumAvailable(), nodes,
-				leases, leaked);
+				leases, leaked, recent);
 	}
 
 	/**
@@ -122,7 +143,38 @@ public class LocksEndpoint {
 	 * @param keysWithoutTtl leaked lock keys ({@code host:port key}), when asked for
 	 */
 	public record LocksDescriptor(String mode, int quorum, boolean quorumAvailable, List<NodeDescriptor> nodes,
-			List<LeaseDescriptor> leases, @Nullable List<String> keysWithoutTtl) {
+			List<LeaseDescriptor> leases, @Nullable List<String> keysWithoutTtl,
+			List<FailureDescriptor> recentFailures) {
+
+		/**
+		 * The registry's state without recent failures.
+		 * @param mode {@code single} or {@code quorum}
+		 * @param quorum votes a grant needs
+		 * @param quorumAvailable whether a quorum of nodes is up and voting
+		 * @param nodes each node
+		 * @param leases leases held by this instance
+		 * @param keysWithoutTtl leaked lock keys ({@code host:port key}), when asked for
+		 */
+		public LocksDescriptor(String mode, int quorum, boolean quorumAvailable, List<NodeDescriptor> nodes,
+				List<LeaseDescriptor> leases, @Nullable List<String> keysWithoutTtl) {
+			this(mode, quorum, quorumAvailable, nodes, leases, keysWithoutTtl, List.of());
+		}
+
+	}
+
+	/**
+	 * The last failure of one lock and outcome, as the server saw it: what an API client
+	 * is told only as a category.
+	 *
+	 * @param lock the lock's label, never an evaluated key
+	 * @param outcome {@code timeout}, {@code quorum_unavailable}, {@code error} or
+	 * {@code lost}
+	 * @param at when it happened (ISO-8601)
+	 * @param count failures of this lock and outcome since start-up
+	 * @param message the full message: key, figures, each master's failure in its own
+	 * words, never credentials
+	 */
+	public record FailureDescriptor(String lock, String outcome, String at, long count, String message) {
 	}
 
 	/**
@@ -136,9 +188,35 @@ public class LocksEndpoint {
 	 * @param heldBackMillis how much longer the restart guard holds it back
 	 * @param sameServerAs the address of an earlier node that reaches the same Redis
 	 * server (the same {@code run_id}) and votes for it; null if none
+	 * @param state {@code voting}, {@code held-back}, {@code down}, {@code same-server}
+	 * or {@code evicting}
+	 * @param lastError its last failure in the server's or the transport's own words
+	 * (while it does not vote, why not); null if none; never credentials
+	 * @param since when it entered its state (ISO-8601); null if unknown
+	 * @param answers how it answered the rounds so far, per outcome
 	 */
 	public record NodeDescriptor(String address, boolean up, double lastLatencyMillis, @Nullable Long uptimeSeconds,
-			boolean voting, long heldBackMillis, @Nullable String sameServerAs) {
+			boolean voting, long heldBackMillis, @Nullable String sameServerAs, String state,
+			@Nullable String lastError, @Nullable String since, RegistryStatus.Answers answers) {
+
+		/**
+		 * A node without its state, last failure and answers (derived from {@code up},
+		 * {@code voting} and {@code sameServerAs}, none, and none).
+		 * @param address host and port, never credentials
+		 * @param up whether its connection is open
+		 * @param lastLatencyMillis round trip of its last answered command
+		 * @param uptimeSeconds how long the server has been up; null while unknown
+		 * @param voting whether it counts toward a quorum
+		 * @param heldBackMillis how much longer the restart guard holds it back
+		 * @param sameServerAs the address of an earlier node that reaches the same Redis
+		 * server and votes for it; null if none
+		 */
+		public NodeDescriptor(String address, boolean up, double lastLatencyMillis, @Nullable Long uptimeSeconds,
+				boolean voting, long heldBackMillis, @Nullable String sameServerAs) {
+			this(address, up, lastLatencyMillis, uptimeSeconds, voting, heldBackMillis, sameServerAs,
+					RegistryStatus.NodeState.of(up, voting, sameServerAs).tag(), null, null,
+					RegistryStatus.Answers.NONE);
+		}
 
 		/**
 		 * A node that is no other node's duplicate.

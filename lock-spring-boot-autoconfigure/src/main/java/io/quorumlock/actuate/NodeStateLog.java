@@ -15,14 +15,24 @@ import org.springframework.util.Assert;
 import io.quorumlock.RegistryStatus;
 
 /**
- * Logs each change of a node's state once, not once per call: a master that is not
- * connected (WARN), connected again (INFO), held back by the restart guard (WARN, saying
- * for how long and why) and voting again (INFO). Reads the registry's status view every
- * second on its own daemon thread; never touches a connection.
+ * Logs each change of a node's state once, not once per call, with the server's or the
+ * transport's own reason ({@link RegistryStatus.Node#lastError()}: {@code WRONGPASS}, a
+ * TLS handshake failure, a refused connection, an evicting policy, why the restart guard
+ * holds it back): a master that is not connected (WARN, and again when the reason
+ * changes), connected again (INFO), held back or evicting (WARN) and voting again (INFO).
+ * A node that is connected but not ready yet (its scripts or state not read) is logged
+ * only if that lasts a few seconds. Reads the registry's status view every second on its
+ * own daemon thread; never touches a connection. Never shows credentials: the status
+ * never carries them.
  */
 public class NodeStateLog implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(NodeStateLog.class);
+
+	/**
+	 * Checks a node may stay connected but not ready before it is logged as held back.
+	 */
+	static final int STARTING_CHECKS = 5;
 
 	private final RegistryStatus status;
 
@@ -30,6 +40,12 @@ public class NodeStateLog implements AutoCloseable {
 
 	/** Last state logged per address; touched only by the polling thread. */
 	private final Map<String, State> last = new HashMap<>();
+
+	/** Last reason logged for a node that is down, per address. */
+	private final Map<String, String> lastReason = new HashMap<>();
+
+	/** Consecutive checks a node was seen starting, per address. */
+	private final Map<String, Integer> starting = new HashMap<>();
 
 	private ScheduledExecutorService scheduler;
 
@@ -83,46 +99,99 @@ public class NodeStateLog implements AutoCloseable {
 	void check() {
 		List<RegistryStatus.Node> nodes = this.status.nodes();
 		long votingNow = nodes.stream().filter(RegistryStatus.Node::countsTowardQuorum).count();
+		boolean lacking = votingNow < this.status.quorum();
 		String summary = votingNow + " of " + nodes.size() + " masters vote now, a lock needs " + this.status.quorum();
 		for (RegistryStatus.Node node : nodes) {
+			String address = node.address();
 			State state = State.of(node);
 			if (state == State.STARTING) {
-				continue; // not logged: connected, uptime not read yet
+				int checks = this.starting.merge(address, 1, Integer::sum);
+				if (checks <= STARTING_CHECKS) {
+					continue; // not logged yet: connected, its scripts or state being
+								// read
+				}
+				state = State.HELD_BACK;
 			}
-			State before = this.last.put(node.address(), state);
+			else {
+				this.starting.remove(address);
+			}
+			State before = this.last.put(address, state);
 			if (state == before) {
+				if (state == State.DOWN) {
+					logChangedReason(node, summary);
+				}
 				continue;
 			}
 			if (before == State.DOWN && state != State.VOTING) {
-				logger.info("quorumlock: master " + node.address() + " is connected again");
+				logger.info("quorumlock: master " + address + " is connected again");
 			}
 			switch (state) {
-				case DOWN -> logger.warn("quorumlock: master " + node.address() + " is not connected; " + summary
-						+ ((votingNow < this.status.quorum()) ? ": locks fail until enough masters are back" : ""));
-				case HELD_BACK -> logger
-					.warn("quorumlock: master " + node.address() + " is held back by the restart guard for another "
-							+ seconds(node.heldBackFor()) + " (restart guard " + seconds(this.restartGuard)
-							+ ", the longest declared lease or quorumlock.rejoin-delay): it lost its data, or a new "
-							+ "server process came up with it, and may lack the keys of leases still held; " + summary
-							+ ((votingNow < this.status.quorum()) ? ": locks fail until then" : "")
-							+ ". For brand-new masters on which no lock was ever taken, see "
-							+ "quorumlock.fresh-master-run-ids");
-				case SAME_SERVER -> logger.warn("quorumlock: master " + node.address() + " is the same Redis server as "
+				case DOWN -> {
+					this.lastReason.put(address, node.lastError());
+					logger.warn("quorumlock: master " + address + " is " + notConnected(node) + "; " + summary
+							+ (lacking ? ": locks fail until enough masters are back" : ""));
+				}
+				case HELD_BACK -> logger.warn(heldBack(node, summary, lacking));
+				case EVICTING -> logger.warn("quorumlock: master " + address + " does not vote: "
+						+ reason(node, "it can evict lock keys (maxmemory-policy)") + "; " + summary
+						+ (lacking ? ": locks fail until it votes again" : ""));
+				case SAME_SERVER -> logger.warn("quorumlock: master " + address + " is the same Redis server as "
 						+ node.sameServerAs() + " (same run_id): it is counted once; " + summary);
 				case VOTING -> {
 					if (before == State.DOWN) {
-						logger
-							.info("quorumlock: master " + node.address() + " is connected again and votes; " + summary);
+						logger.info("quorumlock: master " + address + " is connected again and votes; " + summary);
 					}
 					else if (before == State.HELD_BACK) {
-						logger.info("quorumlock: master " + node.address() + " votes again: the restart guard ("
+						logger.info("quorumlock: master " + address + " votes again: the restart guard ("
 								+ seconds(this.restartGuard) + ") has passed or it was declared brand new; " + summary);
+					}
+					else if (before == State.EVICTING) {
+						logger.info("quorumlock: master " + address + " votes again: it no longer evicts lock keys; "
+								+ summary);
 					}
 				}
 				default -> {
 				}
 			}
 		}
+	}
+
+	/** A node still down for another reason than the one logged: say it once. */
+	private void logChangedReason(RegistryStatus.Node node, String summary) {
+		String reason = node.lastError();
+		if (reason != null && !reason.equals(this.lastReason.get(node.address()))) {
+			this.lastReason.put(node.address(), reason);
+			logger.warn("quorumlock: master " + node.address() + " is still " + notConnected(node) + "; " + summary);
+		}
+	}
+
+	/** {@code not connected, last attempt: <the server's or transport's words>}. */
+	private static String notConnected(RegistryStatus.Node node) {
+		String reason = node.lastError();
+		if (reason == null) {
+			return "not connected";
+		}
+		return reason.startsWith("not connected") ? reason : "not connected (" + reason + ")";
+	}
+
+	private String heldBack(RegistryStatus.Node node, String summary, boolean lacking) {
+		String reason = node.lastError();
+		String consequence = (lacking ? ": locks fail until then" : "");
+		if (reason == null || reason.startsWith("held back by the restart guard")) {
+			String what = (reason != null) ? reason
+					: "held back by the restart guard for another " + seconds(node.heldBackFor()) + " (restart guard "
+							+ seconds(this.restartGuard)
+							+ ", the longest declared lease or quorumlock.rejoin-delay): it "
+							+ "lost its data, or a new server process came up with it, and may lack the keys of leases "
+							+ "still held";
+			return "quorumlock: master " + node.address() + " is " + what + "; " + summary + consequence
+					+ ". For brand-new masters on which no lock was ever taken, see quorumlock.fresh-master-run-ids";
+		}
+		return "quorumlock: master " + node.address() + " does not vote: " + reason + "; " + summary + consequence;
+	}
+
+	private static String reason(RegistryStatus.Node node, String otherwise) {
+		return (node.lastError() != null) ? node.lastError() : otherwise;
 	}
 
 	private static String seconds(Duration duration) {
@@ -136,11 +205,14 @@ public class NodeStateLog implements AutoCloseable {
 		/** Not connected. */
 		DOWN,
 
-		/** Connected, uptime not read yet: not logged. */
+		/** Connected, its scripts or uptime not read yet: logged only if it lasts. */
 		STARTING,
 
-		/** Held back by the restart guard. */
+		/** Held back by the restart guard, or not ready. */
 		HELD_BACK,
+
+		/** Not voting: it can evict lock keys. */
+		EVICTING,
 
 		/** The same server as an earlier node. */
 		SAME_SERVER,
@@ -149,16 +221,13 @@ public class NodeStateLog implements AutoCloseable {
 		VOTING;
 
 		static State of(RegistryStatus.Node node) {
-			if (!node.up()) {
-				return DOWN;
-			}
-			if (node.sameServerAs() != null) {
-				return SAME_SERVER;
-			}
-			if (node.voting()) {
-				return VOTING;
-			}
-			return (node.uptime().isNegative()) ? STARTING : HELD_BACK;
+			return switch (node.state()) {
+				case DOWN -> DOWN;
+				case SAME_SERVER -> SAME_SERVER;
+				case VOTING -> VOTING;
+				case EVICTING -> EVICTING;
+				case HELD_BACK -> (node.uptime().isNegative()) ? STARTING : HELD_BACK;
+			};
 		}
 
 	}

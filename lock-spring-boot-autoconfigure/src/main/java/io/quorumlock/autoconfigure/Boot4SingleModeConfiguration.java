@@ -52,7 +52,8 @@ class Boot4SingleModeConfiguration {
 		// an ObjectProvider, so that the engine is registered
 		// as its dependent and closed before Boot shuts it down
 		return SingleModeNodes.engine(properties, listeners, customizers,
-				connection(connection, redisProperties.getIfAvailable()), clientResources, sslBundles.getIfAvailable());
+				connection(connection, redisProperties.getIfAvailable()), clientResources, sslBundles.getIfAvailable(),
+				QuorumLockStartupLog.singleSource(connection));
 	}
 
 	/** Boot 4's connection details as the line-neutral connection, or null. */

@@ -2,6 +2,7 @@ package io.quorumlock.autoconfigure;
 
 import java.lang.System.Logger.Level;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -17,6 +18,7 @@ import org.springframework.core.env.Environment;
 import io.quorumlock.RegistryAdmin;
 import io.quorumlock.RegistryStatus;
 import io.quorumlock.actuate.LocksEndpoint;
+import io.quorumlock.actuate.RecentLockFailures;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
@@ -25,7 +27,9 @@ import io.quorumlock.actuate.LocksEndpoint;
  * governed by Boot's endpoint access model alone: read-only by default,
  * {@code management.endpoint.locks.access=unrestricted} to offer it. The actuator
  * conditions sit on the nested class, behind the class check, so that an application
- * without actuator never loads them.
+ * without actuator never loads them. With the endpoint comes a {@link RecentLockFailures}
+ * listener, so that the endpoint shows the last failure of each lock with its full
+ * message (an API client gets only its category).
  */
 @AutoConfiguration(after = QuorumLockAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
@@ -44,13 +48,20 @@ public class LocksEndpointAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		LocksEndpoint locksEndpoint(RegistryStatus status, RegistryAdmin admin, Environment environment) {
+		RecentLockFailures quorumLockRecentFailures() {
+			return new RecentLockFailures();
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		LocksEndpoint locksEndpoint(RegistryStatus status, RegistryAdmin admin, Environment environment,
+				ObjectProvider<RecentLockFailures> failures) {
 			if (Binder.get(environment).bind(FORCE_UNLOCK_ENABLED, Boolean.class).isBound()) {
 				// no longer a gate: say so, rather than leave an operator wondering
 				log.log(Level.WARNING, FORCE_UNLOCK_ENABLED + " is deprecated and has no effect: force-unlock is "
 						+ "offered when management.endpoint.locks.access=unrestricted (read-only by default)");
 			}
-			return new LocksEndpoint(status, admin);
+			return new LocksEndpoint(status, admin, failures.getIfUnique());
 		}
 
 	}

@@ -27,7 +27,8 @@ class NoRedisSingleModeConfiguration {
 	@Bean(destroyMethod = "close")
 	QuorumLockEngine quorumLockEngine(QuorumLockProperties properties, ObjectProvider<LockListener> listeners,
 			ObjectProvider<QuorumLockEngineCustomizer> customizers) {
-		return SingleModeNodes.engine(properties, listeners, customizers, null, null, null);
+		return SingleModeNodes.engine(properties, listeners, customizers, null, null, null,
+				QuorumLockStartupLog.SPRING_DATA_REDIS);
 	}
 
 }

@@ -30,7 +30,12 @@ final class QuorumLockEngineConfigurer {
 		QuorumLockPropertiesValidator.validate(this.properties);
 	}
 
-	QuorumLockEngine build(QuorumLockEngine.Builder builder) {
+	/**
+	 * Apply the properties, the listeners and the customizers, build the engine and log
+	 * the start-up line.
+	 * @param source where the nodes come from, for the start-up line
+	 */
+	QuorumLockEngine build(QuorumLockEngine.Builder builder, String source) {
 		QuorumLockProperties properties = this.properties;
 		builder.keyPrefix(properties.getKeyPrefix())
 			.defaults(ConfiguredLockOptions.global(properties))
@@ -50,7 +55,7 @@ final class QuorumLockEngineConfigurer {
 		this.listeners.orderedStream().forEach(builder::listener);
 		this.customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		QuorumLockEngine engine = builder.build();
-		QuorumLockStartupLog.log(engine, properties);
+		QuorumLockStartupLog.log(engine, properties, source);
 		return engine;
 	}
 

@@ -129,6 +129,12 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 	private final Actuator actuator = new Actuator();
 
 	/**
+	 * Problem details answered to HTTP callers for lock failures.
+	 */
+	@NestedConfigurationProperty
+	private final ProblemDetails problemDetails = new ProblemDetails();
+
+	/**
 	 * Per-name lock options, applied to locks with that name unless the annotation or
 	 * request sets its own.
 	 */
@@ -244,6 +250,10 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 
 	public Actuator getActuator() {
 		return this.actuator;
+	}
+
+	public ProblemDetails getProblemDetails() {
+		return this.problemDetails;
 	}
 
 	public Map<String, Instance> getInstances() {

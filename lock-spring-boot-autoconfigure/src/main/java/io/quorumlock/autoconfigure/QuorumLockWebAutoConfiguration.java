@@ -14,8 +14,10 @@ import io.quorumlock.web.LockProblemDetails;
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
  * Auto-configuration} of the default HTTP answers for lock failures
- * ({@link LockProblemDetails}) in a Spring MVC or WebFlux application. The application's
- * own exception handlers win; a {@link LockProblemDetails} bean replaces these.
+ * ({@link LockProblemDetails}) in a Spring MVC or WebFlux application: a detail for the
+ * caller that names no master unless {@code quorumlock.problem-details.verbose=true}, and
+ * the whole story in the server's log. The application's own exception handlers win; a
+ * {@link LockProblemDetails} bean replaces these.
  */
 @AutoConfiguration(after = QuorumLockAutoConfiguration.class)
 @ConditionalOnClass(name = "org.springframework.http.ProblemDetail")
@@ -25,8 +27,11 @@ public class QuorumLockWebAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LockProblemDetails quorumLockProblemDetails(ObjectProvider<RegistryStatus> status) {
-		return new LockProblemDetails(status.getIfUnique());
+	LockProblemDetails quorumLockProblemDetails(ObjectProvider<RegistryStatus> status,
+			ObjectProvider<QuorumLockProperties> properties) {
+		QuorumLockProperties settings = properties.getIfAvailable();
+		return new LockProblemDetails(status.getIfUnique(),
+				settings != null && settings.getProblemDetails().isVerbose());
 	}
 
 }

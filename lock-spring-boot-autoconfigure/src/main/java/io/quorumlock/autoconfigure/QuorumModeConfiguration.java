@@ -1,6 +1,8 @@
 package io.quorumlock.autoconfigure;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -61,12 +63,20 @@ class QuorumModeConfiguration {
 		if (bundle != null) {
 			builder.sslOptions(QuorumLockSsl.sslOptions(bundle));
 		}
-		return configurer.build(builder);
+		return configurer.build(builder, QuorumLockStartupLog.quorumSource(connectionDetailTypes(beanFactory)));
 	}
 
 	/** Whether {@code quorumlock.lease} is set rather than defaulted. */
 	static boolean leaseIsSet(Environment environment) {
 		return Binder.get(environment).bind("quorumlock.lease", Bindable.of(String.class)).isBound();
+	}
+
+	/** Each {@link QuorumLockConnectionDetails} bean's name and class name, in order. */
+	private static Map<String, String> connectionDetailTypes(ListableBeanFactory beanFactory) {
+		Map<String, String> types = new LinkedHashMap<>();
+		beanFactory.getBeansOfType(QuorumLockConnectionDetails.class)
+			.forEach((name, details) -> types.put(name, details.getClass().getName()));
+		return types;
 	}
 
 	/**

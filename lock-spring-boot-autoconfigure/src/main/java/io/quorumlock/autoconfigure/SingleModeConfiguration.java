@@ -51,7 +51,8 @@ class SingleModeConfiguration {
 		// an ObjectProvider, so that the engine is registered
 		// as its dependent and closed before Boot shuts it down
 		return SingleModeNodes.engine(properties, listeners, customizers,
-				connection(connection, redisProperties.getIfAvailable()), clientResources, sslBundles.getIfAvailable());
+				connection(connection, redisProperties.getIfAvailable()), clientResources, sslBundles.getIfAvailable(),
+				QuorumLockStartupLog.singleSource(connection));
 	}
 
 	static List<RedisURI> clusterUris(RedisConnectionDetails connection, @Nullable RedisProperties properties) {

@@ -30,10 +30,11 @@ final class SingleModeNodes {
 	 * The single-mode engine on the application's connection.
 	 * @param connection the connection, or null when the application has none (an error
 	 * naming the property)
+	 * @param source where the connection comes from, for the start-up line
 	 */
 	static QuorumLockEngine engine(QuorumLockProperties properties, ObjectProvider<LockListener> listeners,
 			ObjectProvider<QuorumLockEngineCustomizer> customizers, @Nullable RedisConnection connection,
-			@Nullable ClientResources clientResources, @Nullable SslBundles sslBundles) {
+			@Nullable ClientResources clientResources, @Nullable SslBundles sslBundles, String source) {
 		QuorumLockEngineConfigurer configurer = new QuorumLockEngineConfigurer(properties, listeners, customizers);
 		configurer.validate();
 		QuorumLockEngine.Builder builder = QuorumLockEngine.builder();
@@ -54,7 +55,7 @@ final class SingleModeNodes {
 		if (bundle != null) {
 			builder.sslOptions(QuorumLockSsl.sslOptions(bundle));
 		}
-		return configurer.build(builder);
+		return configurer.build(builder, source);
 	}
 
 	/**

@@ -1,19 +1,25 @@
 package io.quorumlock.autoconfigure;
 
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
+import java.beans.PropertyDescriptor;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+
+import org.springframework.beans.BeanUtils;
 
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.Ordered;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.Order;
 
 /**
@@ -26,6 +32,12 @@ class UnknownQuorumLockPropertyFailureAnalyzer
 		extends AbstractFailureAnalyzer<UnboundConfigurationPropertiesException> {
 
 	private static final String PREFIX = "quorumlock.";
+
+	/** How a list index is written in the names. */
+	private static final String INDEX = "[i]";
+
+	/** How a map key is written in the names. */
+	private static final String KEY = "<name>";
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, UnboundConfigurationPropertiesException cause) {
@@ -53,7 +65,11 @@ class UnknownQuorumLockPropertyFailureAnalyzer
 				+ names().stream().collect(Collectors.joining(", ")) + ".", cause);
 	}
 
-	/** The valid name closest to {@code name}, list indexes and map keys aside. */
+	/**
+	 * The valid name closest to {@code name}, list indexes and map keys aside, written
+	 * with the index or key {@code name} used (so {@code quorumlock.nodes[1].usrname}
+	 * gives {@code quorumlock.nodes[1].username}).
+	 */
 	static String nearest(String name) {
 		String normalized = normalize(name);
 		String best = null;
@@ -65,16 +81,40 @@ class UnknownQuorumLockPropertyFailureAnalyzer
 				bestDistance = distance;
 			}
 		}
-		return best;
+		return (best != null) ? denormalize(best, name) : null;
 	}
 
-	/** Drop list indexes; write the map key after {@code instances} as {@code <name>}. */
+	/**
+	 * Write list indexes as {@code [i]} and the map key after {@code instances} as
+	 * {@code <name>}.
+	 */
 	private static String normalize(String name) {
-		String plain = name.replaceAll("\\[[^]]*]", "");
-		return plain.replaceFirst("^quorumlock\\.instances\\.[^.]+", "quorumlock.instances.<name>");
+		String plain = name.replaceAll("\\[[^]]*]", INDEX);
+		return plain.replaceFirst("^quorumlock\\.instances\\.[^.\\[]+", "quorumlock.instances." + KEY);
 	}
 
-	/** Every property name, read from {@link QuorumLockProperties} itself. */
+	/** Put the index and the map key of {@code typed} back into {@code candidate}. */
+	private static String denormalize(String candidate, String typed) {
+		Matcher index = Pattern.compile("\\[[^]]*]").matcher(typed);
+		String result = candidate;
+		if (index.find() && result.contains(INDEX)) {
+			result = result.replace(INDEX, index.group());
+		}
+		Matcher key = Pattern.compile("^quorumlock\\.instances\\.([^.\\[]+)").matcher(typed);
+		if (key.find() && result.contains(KEY)) {
+			result = result.replace(KEY, key.group(1));
+		}
+		return result;
+	}
+
+	/**
+	 * Every name the binder accepts, read from {@link QuorumLockProperties} and the types
+	 * it holds, inherited properties included: a list of strings is one name
+	 * ({@code quorumlock.fresh-master-run-ids}), a list of objects its name and its
+	 * entries' ({@code quorumlock.nodes[i].uri}), a map of objects its entries'
+	 * ({@code quorumlock.instances.<name>.lease}), and {@code retry-delay} both itself
+	 * (written {@code min..max}) and its nested {@code min} and {@code max}.
+	 */
 	static List<String> names() {
 		List<String> names = new ArrayList<>();
 		collect(QuorumLockProperties.class, "quorumlock", names);
@@ -82,29 +122,45 @@ class UnknownQuorumLockPropertyFailureAnalyzer
 	}
 
 	private static void collect(Class<?> type, String prefix, List<String> into) {
-		for (Field field : type.getDeclaredFields()) {
-			if (Modifier.isStatic(field.getModifiers())) {
+		for (PropertyDescriptor property : BeanUtils.getPropertyDescriptors(type)) {
+			Method getter = property.getReadMethod();
+			if (getter == null || getter.getDeclaringClass() == Object.class) {
 				continue;
 			}
-			String name = prefix + "." + kebab(field.getName());
-			Class<?> fieldType = field.getType();
-			if (Map.class.isAssignableFrom(fieldType)) {
-				collect(Instance.class, name + ".<name>", into);
+			String name = prefix + "." + kebab(property.getName());
+			Class<?> valueType = getter.getReturnType();
+			ResolvableType resolved = ResolvableType.forMethodReturnType(getter);
+			if (Map.class.isAssignableFrom(valueType)) {
+				Class<?> entry = resolved.asMap().resolveGeneric(1);
+				if (isNested(entry)) {
+					collect(entry, name + "." + KEY, into);
+				}
+				else {
+					into.add(name);
+				}
 			}
-			else if (fieldType.getPackage() == QuorumLockProperties.class.getPackage() && fieldType != RetryDelay.class
-					&& fieldType != Node.class) {
-				collect(fieldType, name, into);
-			}
-			else {
+			else if (Collection.class.isAssignableFrom(valueType)) {
 				into.add(name);
-				if (fieldType == RetryDelay.class) {
-					collect(fieldType, name, into);
+				Class<?> element = resolved.asCollection().resolveGeneric(0);
+				if (isNested(element)) {
+					collect(element, name + INDEX, into);
 				}
-				if (List.class.isAssignableFrom(fieldType)) {
-					collect(Node.class, name, into);
+			}
+			else if (isNested(valueType)) {
+				if (valueType == RetryDelay.class) {
+					into.add(name); // also written as one value, 'min..max'
 				}
+				collect(valueType, name, into);
+			}
+			else if (property.getWriteMethod() != null) {
+				into.add(name);
 			}
 		}
+	}
+
+	/** A type of this package whose properties are bound one by one. */
+	private static boolean isNested(Class<?> type) {
+		return type != null && type.getPackage() == QuorumLockProperties.class.getPackage() && !type.isEnum();
 	}
 
 	private static String kebab(String camel) {

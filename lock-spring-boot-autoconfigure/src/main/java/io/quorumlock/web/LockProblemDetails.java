@@ -2,7 +2,13 @@ package io.quorumlock.web;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
@@ -19,8 +25,8 @@ import io.quorumlock.QuorumUnavailableException;
 import io.quorumlock.RegistryStatus;
 
 /**
- * Default HTTP answers for lock failures, as problem details (RFC 9457) with the
- * library's message as the detail, for Spring MVC and WebFlux alike:
+ * Default HTTP answers for lock failures, as problem details (RFC 9457), for Spring MVC
+ * and WebFlux alike:
  * <ul>
  * <li>{@link LockNotAcquiredException}: {@code 423 Locked} with {@code Retry-After: 1}:
  * the lock stayed held elsewhere for the whole wait;</li>
@@ -30,6 +36,16 @@ import io.quorumlock.RegistryStatus;
  * <li>{@link LeaseLostException}: {@code 500} naming the lock: the work may have
  * overlapped with another holder.</li>
  * </ul>
+ * Callers see no more than they need: by default the {@code detail} names the lock, the
+ * key and the outcome with its reason category ({@code held elsewhere}, {@code no quorum:
+ * masters not connected}, {@code no quorum: held back by the restart guard}), never a
+ * master's host, port, state or error. The operator gets the full story: the library's
+ * whole message is logged (423 at INFO, 503 and 500 at WARN), at most one line per lock
+ * and status per minute, with the number of answers like it that were not logged; the
+ * {@code locks} actuator endpoint keeps the last one of each lock. With {@code verbose}
+ * ({@code quorumlock.problem-details.verbose=true}, for internal APIs) the detail is the
+ * whole message.
+ * <p>
  * At the lowest precedence, so an {@code @ExceptionHandler} in a controller or in the
  * application's own {@code @ControllerAdvice} wins; defining a bean of this type replaces
  * it.
@@ -38,14 +54,50 @@ import io.quorumlock.RegistryStatus;
 @Order(Ordered.LOWEST_PRECEDENCE)
 public class LockProblemDetails {
 
+	/** How long the log keeps quiet about one lock and status after a line. */
+	public static final Duration LOG_INTERVAL = Duration.ofMinutes(1);
+
+	/**
+	 * Most locks and statuses whose last line is remembered before the log forgets all.
+	 */
+	private static final int LOG_KEYS = 1000;
+
+	private static final Log logger = LogFactory.getLog(LockProblemDetails.class);
+
 	private final RegistryStatus status;
+
+	private final boolean verbose;
+
+	private final LongSupplier nanoClock;
+
+	/** Per lock and status: when its last line was logged and how many were not. */
+	private final Map<String, Window> logged = new ConcurrentHashMap<>();
+
+	/**
+	 * Create the handlers with a detail for callers that names no master.
+	 * @param status the registry's status view, for {@code Retry-After} and the reason
+	 * category; may be null
+	 */
+	public LockProblemDetails(RegistryStatus status) {
+		this(status, false);
+	}
 
 	/**
 	 * Create the handlers.
-	 * @param status the registry's status view, for {@code Retry-After}; may be null
+	 * @param status the registry's status view, for {@code Retry-After} and the reason
+	 * category; may be null
+	 * @param verbose whether the detail is the library's whole message, naming each
+	 * master's host, port, state and error (for internal APIs); else the lock, the key
+	 * and the reason category only
 	 */
-	public LockProblemDetails(RegistryStatus status) {
+	public LockProblemDetails(RegistryStatus status, boolean verbose) {
+		this(status, verbose, System::nanoTime);
+	}
+
+	LockProblemDetails(RegistryStatus status, boolean verbose, LongSupplier nanoClock) {
 		this.status = status;
+		this.verbose = verbose;
+		this.nanoClock = nanoClock;
 	}
 
 	/**
@@ -106,15 +158,67 @@ public class LockProblemDetails {
 		}
 	}
 
-	private static ResponseEntity<ProblemDetail> problem(HttpStatus status, String title, LockException ex,
+	private ResponseEntity<ProblemDetail> problem(HttpStatus status, String title, LockException ex,
 			long retryAfterSeconds) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, ex.getMessage());
+		log(status, ex);
+		String detail = this.verbose ? ex.getMessage() : CallerDetail.of(ex, this.status);
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
 		problem.setTitle(title);
 		ResponseEntity.BodyBuilder response = ResponseEntity.status(status);
 		if (retryAfterSeconds > 0) {
 			response.header(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds));
 		}
 		return response.body(problem);
+	}
+
+	/**
+	 * The whole message for the operator: at most one line per lock and status per
+	 * {@link #LOG_INTERVAL}, counting the answers not logged.
+	 */
+	private void log(HttpStatus status, LockException ex) {
+		boolean warn = status != HttpStatus.LOCKED;
+		if (!(warn ? logger.isWarnEnabled() : logger.isInfoEnabled())) {
+			return;
+		}
+		String lock = CallerDetail.lockName(ex);
+		long now = this.nanoClock.getAsLong();
+		if (this.logged.size() > LOG_KEYS) {
+			this.logged.clear(); // lock names come from code: only a runaway name gets
+									// here
+		}
+		long[] quiet = { -1 };
+		this.logged.compute(lock + '\u0000' + status.value(), (key, window) -> {
+			if (window != null && now - window.since < LOG_INTERVAL.toNanos()) {
+				window.unlogged.incrementAndGet();
+				return window;
+			}
+			quiet[0] = (window != null) ? window.unlogged.get() : 0;
+			return new Window(now);
+		});
+		if (quiet[0] < 0) {
+			return;
+		}
+		String line = "quorumlock: answered " + status.value() + " " + status.getReasonPhrase() + ": " + ex.getMessage()
+				+ ((quiet[0] > 0) ? " (" + quiet[0] + " more like it since the line before, not logged)" : "");
+		if (warn) {
+			logger.warn(line);
+		}
+		else {
+			logger.info(line);
+		}
+	}
+
+	/** One lock and status: when its last line was logged, and answers since. */
+	private static final class Window {
+
+		final long since;
+
+		final AtomicLong unlogged = new AtomicLong();
+
+		Window(long since) {
+			this.since = since;
+		}
+
 	}
 
 }

@@ -16,8 +16,10 @@ import io.quorumlock.RegistryStatus;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link NodeStateLog} logs each change of a node once, however often it polls: down,
- * back, held back by the restart guard (for how long and why), voting again.
+ * {@link NodeStateLog} logs each change of a node once, however often it polls: down
+ * (with the server's or transport's words, and again when they change), back, held back
+ * by the restart guard (for how long and why), evicting, not ready for too long, voting
+ * again.
  */
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 @ExtendWith(OutputCaptureExtension.class)
@@ -49,6 +51,63 @@ class NodeStateLogTests {
 		poll(3);
 		assertThat(count(output, "quorumlock: master b:2 votes again: the restart guard (30 s) has passed")).isOne();
 		assertThat(count(output, "is not connected")).isEqualTo(2);
+	}
+
+	@Test
+	void downNodeIsLoggedWithTheServersWordsAndAgainWhenTheyChange(CapturedOutput output) {
+		set(voting("a:1"), voting("b:2"), failed("c:3", RegistryStatus.NodeState.DOWN, "not connected"));
+		poll(3);
+		assertThat(count(output, "quorumlock: master c:3 is not connected; 2 of 3 masters vote now, a lock needs 2"))
+			.isOne();
+		set(voting("a:1"), voting("b:2"), failed("c:3", RegistryStatus.NodeState.DOWN,
+				"not connected, last attempt: WRONGPASS invalid username-password pair or user is disabled."));
+		poll(3);
+		assertThat(count(output,
+				"quorumlock: master c:3 is still not connected, last attempt: WRONGPASS invalid "
+						+ "username-password pair or user is disabled.; 2 of 3 masters vote now, a lock needs 2"))
+			.isOne();
+		assertThat(output).doesNotContain("locks fail");
+	}
+
+	@Test
+	void nodeHeldBackForAnotherReasonSaysWhy(CapturedOutput output) {
+		set(voting("a:1"),
+				failed("b:2", RegistryStatus.NodeState.EVICTING,
+						"evicting: maxmemory-policy allkeys-lru with a maxmemory limit can drop held lock keys"),
+				failed("c:3", RegistryStatus.NodeState.HELD_BACK,
+						"held back by the restart guard for another 12 s: it lost its data (rejoin-delay 30 s)"));
+		poll(2);
+		assertThat(count(output, "quorumlock: master b:2 does not vote: evicting: maxmemory-policy allkeys-lru with "
+				+ "a maxmemory limit can drop held lock keys; 1 of 3 masters vote now, a lock needs 2: locks fail "
+				+ "until it votes again"))
+			.isOne();
+		assertThat(count(output, "quorumlock: master c:3 is held back by the restart guard for another 12 s: it lost "
+				+ "its data (rejoin-delay 30 s); 1 of 3 masters vote now, a lock needs 2: locks fail until then. For "
+				+ "brand-new masters on which no lock was ever taken, see quorumlock.fresh-master-run-ids"))
+			.isOne();
+	}
+
+	@Test
+	void nodeThatStaysNotReadyIsLoggedAfterAFewChecks(CapturedOutput output) {
+		RegistryStatus.Node starting = new RegistryStatus.Node("b:2", true, Duration.ZERO, Duration.ofSeconds(-1),
+				false, Duration.ZERO, null, RegistryStatus.NodeState.HELD_BACK,
+				"its lock scripts are not loaded on this connection yet (NOPERM this user has no permissions to run "
+						+ "the 'script|load' command)",
+				null, null);
+		set(voting("a:1"), starting, voting("c:3"));
+		poll(NodeStateLog.STARTING_CHECKS);
+		assertThat(output).doesNotContain("quorumlock: master b:2");
+		poll(3);
+		assertThat(count(output, "quorumlock: master b:2 does not vote: its lock scripts are not loaded on this "
+				+ "connection yet (NOPERM this user has no permissions to run the 'script|load' command); 2 of 3 "
+				+ "masters vote now, a lock needs 2"))
+			.isOne();
+	}
+
+	private static RegistryStatus.Node failed(String address, RegistryStatus.NodeState state, String error) {
+		boolean up = state != RegistryStatus.NodeState.DOWN;
+		return new RegistryStatus.Node(address, up, Duration.ZERO, up ? Duration.ofSeconds(3) : Duration.ofSeconds(-1),
+				false, Duration.ZERO, null, state, error, null, null);
 	}
 
 	private void poll(int times) {

@@ -59,8 +59,96 @@ class StartupReportTests {
 				assertThat(cause(context.getStartupFailure())).isNotNull();
 				assertThat(new UnknownQuorumLockPropertyFailureAnalyzer().analyze(context.getStartupFailure())
 					.getDescription()).contains("'quorumlock.instances.orders.leese'")
-					.contains("did you mean 'quorumlock.instances.<name>.lease'?");
+					.contains("did you mean 'quorumlock.instances.orders.lease'?");
 			});
+	}
+
+	@Test
+	void runWhenAGlobalLockOptionIsMisspeltShouldFailNamingIt() {
+		this.runner.withPropertyValues("quorumlock.nodes[0]=redis://127.0.0.1:" + PORT_A, "quorumlock.wait-at-mots=2s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new UnknownQuorumLockPropertyFailureAnalyzer()
+					.analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription()).contains("did you mean 'quorumlock.wait-at-most'?");
+				assertThat(analysis.getAction()).contains("quorumlock.wait-at-most", "quorumlock.lease",
+						"quorumlock.renew", "quorumlock.hold-at-most", "quorumlock.hold-at-least",
+						"quorumlock.on-lease-lost", "quorumlock.problem-details.verbose",
+						"quorumlock.fresh-master-run-ids", "quorumlock.nodes[i].uri", "quorumlock.nodes[i].password",
+						"quorumlock.instances.<name>.wait-at-most", "quorumlock.retry-delay.min");
+				assertThat(analysis.getAction()).doesNotContain("fresh-master-run-ids.", "fresh-master-run-ids[i].");
+			});
+	}
+
+	@Test
+	void runWhenAFieldOfANodeIsMisspeltShouldNameItWithItsIndex() {
+		this.runner
+			.withPropertyValues("quorumlock.nodes[0].uri=redis://127.0.0.1:" + PORT_A,
+					"quorumlock.nodes[1].uri=redis://127.0.0.1:" + PORT_B, "quorumlock.nodes[1].usrname=app")
+			.run((context) -> assertThat(
+					new UnknownQuorumLockPropertyFailureAnalyzer().analyze(context.getStartupFailure())
+						.getDescription())
+				.contains("did you mean 'quorumlock.nodes[1].username'?"));
+	}
+
+	@Test
+	void validNamesAreEveryBoundPropertyWithListsAsLists() {
+		assertThat(UnknownQuorumLockPropertyFailureAnalyzer.names())
+			.contains("quorumlock.enabled", "quorumlock.key-prefix", "quorumlock.lease", "quorumlock.wait-at-most",
+					"quorumlock.renew", "quorumlock.hold-at-most", "quorumlock.hold-at-least",
+					"quorumlock.on-lease-lost", "quorumlock.nodes", "quorumlock.nodes[i].uri",
+					"quorumlock.nodes[i].username", "quorumlock.nodes[i].password", "quorumlock.fresh-master-run-ids",
+					"quorumlock.retry-delay", "quorumlock.retry-delay.min", "quorumlock.retry-delay.max",
+					"quorumlock.instances.<name>.lease", "quorumlock.instances.<name>.hold-at-least",
+					"quorumlock.fencing.counter-ttl", "quorumlock.ssl.bundle", "quorumlock.metrics.enabled",
+					"quorumlock.problem-details.verbose", "quorumlock.actuator.force-unlock-enabled")
+			.noneMatch((name) -> name.startsWith("quorumlock.fresh-master-run-ids."))
+			.doesNotHaveDuplicates();
+	}
+
+	@Test
+	void runInQuorumModeOnConnectionDetailsShouldNameThemNotTheNodesProperty(CapturedOutput output) {
+		this.runner.withPropertyValues("quorumlock.nodes[0]=redis://127.0.0.1:" + PORT_C)
+			.withBean("masters", QuorumLockConnectionDetails.class,
+					() -> () -> java.util.List.of("redis://127.0.0.1:" + PORT_A, "redis://127.0.0.1:" + PORT_B,
+							"redis://127.0.0.1:" + PORT_C))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("quorumlock: quorum mode on 3 masters [127.0.0.1:" + PORT_A + ", 127.0.0.1:"
+						+ PORT_B + ", 127.0.0.1:" + PORT_C
+						+ "] (QuorumLockConnectionDetails bean 'masters', in place of quorumlock.nodes), quorum 2");
+			});
+	}
+
+	@Test
+	void sourceOfTheMastersNamesATestcontainersServiceConnection() {
+		assertThat(QuorumLockStartupLog.quorumSource(java.util.Map.of())).isEqualTo("quorumlock.nodes");
+		java.util.Map<String, String> details = new java.util.LinkedHashMap<>();
+		details.put("quorumLockConnectionDetailsForRedis1",
+				"io.quorumlock.autoconfigure.QuorumLockContainerConnectionDetailsFactory$Masters");
+		assertThat(QuorumLockStartupLog.quorumSource(details))
+			.isEqualTo("Testcontainers service connection @ServiceConnection(name = \"quorumlock\")");
+		details.put("extra", "com.example.Extra");
+		assertThat(QuorumLockStartupLog.quorumSource(details)).isEqualTo(
+				"Testcontainers service connection @ServiceConnection(name = \"quorumlock\") and QuorumLockConnectionDetails bean 'extra'");
+	}
+
+	@Test
+	void sourceOfTheSingleModeServerNamesAServiceConnection() {
+		assertThat(QuorumLockStartupLog.singleSource(null)).isEqualTo("spring.data.redis");
+		assertThat(QuorumLockStartupLog.singleSource(new PropertiesLikeDetails())).isEqualTo("spring.data.redis");
+		assertThat(QuorumLockStartupLog.singleSource(new OtherDetails()))
+			.isEqualTo("Redis connection details StartupReportTests.OtherDetails");
+	}
+
+	/** Named as Boot names the details it reads from spring.data.redis. */
+	static class PropertiesLikeDetails {
+
+	}
+
+	/** Connection details of the application's own. */
+	static class OtherDetails {
+
 	}
 
 	@Test
@@ -91,16 +179,30 @@ class StartupReportTests {
 	}
 
 	@Test
+	void runOnOneListedNodeShouldSaySoNotSpringDataRedis(CapturedOutput output) {
+		this.runner.withPropertyValues("quorumlock.nodes=redis://127.0.0.1:" + PORT_A).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).contains("quorumlock: single mode on 127.0.0.1:" + PORT_A
+					+ " (quorumlock.nodes lists one master; list three or more for a quorum), node-timeout 50ms");
+		});
+	}
+
+	@Test
 	void runWhenMastersAreNotConnectedShouldSayItOnceEach(CapturedOutput output) {
 		this.runner.withPropertyValues("quorumlock.nodes[0]=redis://127.0.0.1:" + PORT_A,
 				"quorumlock.nodes[1]=redis://127.0.0.1:" + PORT_B, "quorumlock.nodes[2]=redis://127.0.0.1:" + PORT_C)
 			.run((context) -> {
 				org.awaitility.Awaitility.await()
 					.atMost(java.time.Duration.ofSeconds(20))
-					.untilAsserted(() -> assertThat(output).contains("quorumlock: master 127.0.0.1:" + PORT_C
-							+ " is not connected; 0 of 3 masters vote now, a lock needs 2: locks fail until enough "
-							+ "masters are back"));
+					.untilAsserted(() -> assertThat(output).containsPattern("quorumlock: master 127.0.0.1:" + PORT_C
+							+ " is not connected, last attempt: [^;\\n]*Connection refused[^;\\n]*; 0 of 3 masters vote "
+							+ "now, a lock needs 2: locks fail until enough masters are back"));
+				assertThat(count(output.getAll(), "quorumlock: master 127.0.0.1:" + PORT_C)).isOne();
 			});
+	}
+
+	private static int count(String text, String part) {
+		return text.split(java.util.regex.Pattern.quote(part), -1).length - 1;
 	}
 
 	private static UnboundConfigurationPropertiesException cause(Throwable failure) {

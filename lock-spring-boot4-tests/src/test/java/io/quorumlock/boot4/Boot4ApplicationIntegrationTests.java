@@ -52,18 +52,26 @@ class Boot4ApplicationIntegrationTests {
 
 			HttpResponse<String> health = get(context, "/actuator/health/distributedLock");
 			assertThat(health.statusCode()).isEqualTo(200);
-			assertThat(health.body()).contains("\"status\":\"UP\"").contains("\"mode\":\"single\"");
+			assertThat(health.body()).contains("\"status\":\"UP\"")
+				.contains("\"mode\":\"single\"")
+				.contains("\"state\":\"voting\"");
 
 			HttpResponse<String> prometheus = get(context, "/actuator/prometheus");
 			assertThat(prometheus.statusCode()).isEqualTo(200);
 			assertThat(prometheus.body()).contains("distributed_lock_wait_seconds_count{")
 				.contains("distributed_lock_held_seconds_count{")
 				.contains("distributed_lock_active")
-				.contains("distributed_lock_acquire_seconds_count{");
+				.contains("distributed_lock_acquire_seconds_count{")
+				.contains("distributed_lock_node_state{")
+				.contains("distributed_lock_node_answers_total{");
 
 			HttpResponse<String> locks = get(context, "/actuator/locks");
 			assertThat(locks.statusCode()).as(locks.body()).isEqualTo(200);
-			assertThat(locks.body()).contains("\"mode\":\"single\"").doesNotContain("keysWithoutTtl\":[");
+			assertThat(locks.body()).contains("\"mode\":\"single\"")
+				.doesNotContain("keysWithoutTtl\":[")
+				.contains("\"state\":\"voting\"")
+				.contains("\"answers\":{\"yes\":")
+				.contains("\"recentFailures\":[");
 
 			redis.node(0).call("SET", "lock:{leaked}", "x");
 			HttpResponse<String> leaks = get(context, "/actuator/locks?leaks=true");

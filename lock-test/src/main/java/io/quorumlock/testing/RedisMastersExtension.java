@@ -117,8 +117,14 @@ public final class RedisMastersExtension implements BeforeAllCallback, BeforeEac
 		}
 	}
 
-	/** The running masters, stopped when the store that holds them closes. */
-	private record Started(RedisServers masters) implements CloseableResource {
+	/**
+	 * The running masters, stopped when the store that holds them closes. Both closing
+	 * contracts: JUnit before 5.13 closes only a {@link CloseableResource}, JUnit 5.13
+	 * and later close an {@link AutoCloseable} (once, even if it is both), and JUnit 6
+	 * warns about a value that is only the former.
+	 */
+	@SuppressWarnings("deprecation")
+	private record Started(RedisServers masters) implements CloseableResource, AutoCloseable {
 
 		@Override
 		public void close() {

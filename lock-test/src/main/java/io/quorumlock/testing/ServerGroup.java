@@ -181,7 +181,23 @@ final class ServerGroup {
 		}
 		// also stop when the context closes, in case afterAll is not called for this
 		// registration
-		context.getStore(NAMESPACE).put(this, (CloseableResource) () -> closeIfOwnedBy(id));
+		context.getStore(NAMESPACE).put(this, new Ownership(this, id));
+	}
+
+	/**
+	 * Stops the servers when the store of the context that started them closes. Both
+	 * closing contracts: JUnit before 5.13 closes only a {@link CloseableResource}, JUnit
+	 * 5.13 and later close an {@link AutoCloseable} (once, even if it is both), and JUnit
+	 * 6 warns about a value that is only the former.
+	 */
+	@SuppressWarnings("deprecation")
+	private record Ownership(ServerGroup group, String id) implements CloseableResource, AutoCloseable {
+
+		@Override
+		public void close() {
+			this.group.closeIfOwnedBy(this.id);
+		}
+
 	}
 
 	/** Stop the servers if the context {@code id} started them. */

@@ -58,6 +58,8 @@ class EvictingMasterIntegrationTests {
 			RegistryStatus.Node node0 = engine.nodes().get(0);
 			assertThat(node0.up()).isTrue();
 			assertThat(node0.voting()).isFalse();
+			assertThat(node0.state()).isEqualTo(RegistryStatus.NodeState.EVICTING);
+			assertThat(node0.lastError()).startsWith("evicting: maxmemory-policy volatile-lru");
 			// the two others still make a quorum
 			engine.acquire(LockRequest.of("k" + UUID.randomUUID())).release();
 			evicting(1);

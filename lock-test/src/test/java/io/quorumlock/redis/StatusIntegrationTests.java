@@ -1,6 +1,7 @@
 package io.quorumlock.redis;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -79,6 +80,45 @@ class StatusIntegrationTests {
 	}
 
 	@Test
+	void eachNodeSaysItsStateSinceWhenWhyAndHowItAnswered() {
+		// a generous node timeout: this is about status, and a busy machine must not
+		// turn a grant into a quorum failure
+		try (QuorumLockEngine locks = QuorumLockEngine.builder()
+			.nodes(redis.uris())
+			.nodeTimeout(Duration.ofSeconds(1))
+			.rejoinDelay(Duration.ZERO)
+			.build()) {
+			Instant started = Instant.now();
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> locks.nodes().stream().allMatch(RegistryStatus.Node::voting));
+			assertThat(locks.nodes()).allSatisfy((node) -> {
+				assertThat(node.state()).isEqualTo(RegistryStatus.NodeState.VOTING);
+				assertThat(node.lastError()).isNull();
+				assertThat(node.since()).isNotNull();
+			});
+			locks.acquire(LockRequest.of("k" + UUID.randomUUID())).release();
+			assertThat(locks.nodes()).allSatisfy((node) -> assertThat(node.answers().yes()).isPositive());
+			Instant votingSince = locks.nodes().get(1).since();
+			assertThat(locks.nodes().get(1).since()).as("unchanged while the state is").isEqualTo(votingSince);
+			redis.node(1).kill();
+			await().atMost(Duration.ofSeconds(5)).until(() -> !locks.nodes().get(1).up());
+			RegistryStatus.Node down = locks.nodes().get(1);
+			assertThat(down.state()).isEqualTo(RegistryStatus.NodeState.DOWN);
+			assertThat(down.lastError()).startsWith("not connected");
+			assertThat(down.since()).isAfterOrEqualTo(started).isAfter(votingSince);
+			locks.acquire(LockRequest.of("k" + UUID.randomUUID())).release();
+			assertThat(locks.nodes().get(1).answers().notConnected()).isPositive();
+			redis.node(1).restart();
+			await().atMost(Duration.ofSeconds(20)).until(() -> locks.nodes().get(1).voting());
+			RegistryStatus.Node back = locks.nodes().get(1);
+			assertThat(back.state()).isEqualTo(RegistryStatus.NodeState.VOTING);
+			assertThat(back.since()).isAfter(down.since());
+			// once it votes again, the last failure it had
+			assertThat(back.lastError()).isNotNull();
+		}
+	}
+
+	@Test
 	void showsNodesHeldBackByTheRestartGuard() {
 		try (QuorumLockEngine locks = engine(Duration.ofMinutes(5))) {
 			assertThat(locks.nodes()).allSatisfy((node) -> {
@@ -87,6 +127,10 @@ class StatusIntegrationTests {
 				// the guard, widened by the clock-drift factor
 				assertThat(node.heldBackFor()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(306));
 			});
+			await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(locks.nodes()).allSatisfy((node) -> {
+				assertThat(node.state()).isEqualTo(RegistryStatus.NodeState.HELD_BACK);
+				assertThat(node.lastError()).startsWith("held back by the restart guard for another");
+			}));
 			assertThat(locks.quorumAvailable()).isFalse();
 		}
 	}

@@ -23,9 +23,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * With a majority of masters down, a locked endpoint answers with the starter's default
- * problem detail (503, Retry-After, the library's message), not a bare 500; and the
- * application's health shows the lock quorum DOWN without a Spring Data Redis check of a
- * connection the locks do not use.
+ * problem detail (503, Retry-After, the lock and the reason category without any master's
+ * host or port), not a bare 500; and the application's health shows the lock quorum DOWN
+ * without a Spring Data Redis check of a connection the locks do not use.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "sample.embedded-redis.enabled=false", "quorumlock.rejoin-delay=0s",
@@ -58,7 +58,12 @@ class QuorumLossIntegrationTests {
 		assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
 		assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
 		assertThat(response.body()).contains("\"title\":\"Lock quorum unavailable\"", "\"status\":503",
-				"quorum unavailable", "not connected");
+				"no quorum: masters not connected");
+		// the caller learns the category, not the topology: no master's host or port
+		for (int i = 0; i < redis.size(); i++) {
+			assertThat(response.body()).doesNotContain(":" + redis.node(i).port());
+		}
+		assertThat(response.body()).doesNotContain("127.0.0.1", "last attempt");
 		HttpResponse<String> health = send("GET", "/actuator/health");
 		assertThat(health.statusCode()).isEqualTo(503);
 		assertThat(health.body()).contains("\"distributedLock\"").doesNotContain("\"redis\"");

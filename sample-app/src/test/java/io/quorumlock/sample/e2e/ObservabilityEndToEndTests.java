@@ -113,6 +113,11 @@ class ObservabilityEndToEndTests {
 			.contains("distributed_lock_held_seconds_count")
 			.contains("distributed_lock_active")
 			.containsPattern("distributed_lock_lost_total\\{[^}]*lock=\"e2e.lost\"[^}]*\\} 1\\.0")
+			// per master: its state, and how it answered
+			.containsPattern("distributed_lock_node_state\\{[^}]*node=\"127.0.0.1:" + redis.node(0).port()
+					+ "\"[^}]*state=\"voting\"[^}]*\\} 1\\.0")
+			.containsPattern("distributed_lock_node_answers_total\\{[^}]*node=\"127.0.0.1:" + redis.node(0).port()
+					+ "\"[^}]*outcome=\"yes\"[^}]*\\} [1-9]")
 			.doesNotContain("order-4242")
 			.doesNotContain("order-contended");
 
@@ -126,7 +131,10 @@ class ObservabilityEndToEndTests {
 		String locksJson = get("/actuator/locks");
 		assertThat(locksJson).contains("\"mode\":\"quorum\"")
 			.contains("lock:work:{held}")
-			.contains("\"lock\":\"work\"");
+			.contains("\"lock\":\"work\"")
+			.contains("\"state\":\"voting\"")
+			.contains("\"answers\":{\"yes\":")
+			.containsPattern("\"recentFailures\":\\[\\{\"lock\":\"[^\"]+\",\"outcome\":\"");
 		App.proceed.countDown();
 		assertThat(running.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
 

@@ -14,7 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The layering rule of the style guide, enforced without a plugin: the API and the engine
  * import nothing from Spring Boot, Micrometer or AspectJ, and the API imports nothing but
- * the JDK.
+ * the JDK; the transport wing ({@code redis.node}) sits below the algorithm
+ * ({@code redis}), which alone speaks Lettuce only in its settings types.
  */
 class LayeringTests {
 
@@ -25,7 +26,7 @@ class LayeringTests {
 	@Test
 	void apiAndEngineDoNotImportSpringMicrometerOrAspectj() throws IOException {
 		List<String> violations = new ArrayList<>();
-		for (String pkg : List.of("", "redis")) {
+		for (String pkg : List.of("", "redis", "redis/node")) {
 			violations.addAll(importsStartingWith(pkg, NOT_IN_ENGINE));
 		}
 		assertThat(violations).isEmpty();
@@ -37,11 +38,26 @@ class LayeringTests {
 	}
 
 	@Test
+	void theTransportWingImportsNothingOfTheAlgorithm() throws IOException {
+		assertThat(importsStartingWith("redis/node", List.of("io.quorumlock.redis.")))
+			.allMatch((hit) -> hit.contains("import io.quorumlock.redis.node."));
+	}
+
+	@Test
+	void outsideTheTransportWingOnlyTheSettingsTypesImportLettuce() throws IOException {
+		List<String> settings = List.of("EngineSettings.java", "NodeSettingsBuilder.java", "NodeUri.java",
+				"EngineRuntime.java");
+		assertThat(importsStartingWith("redis", List.of("io.lettuce")))
+			.allMatch((hit) -> settings.stream().anyMatch((file) -> hit.contains("/" + file + ":")));
+	}
+
+	@Test
 	void theScanSeesTheSources() throws IOException {
-		// guards the two tests above against scanning nothing
+		// guards the tests above against scanning nothing
 		assertThat(javaFiles("")).isNotEmpty();
 		assertThat(javaFiles("redis")).isNotEmpty();
 		assertThat(importsStartingWith("redis", List.of("io.lettuce"))).isNotEmpty();
+		assertThat(importsStartingWith("redis/node", List.of("io.lettuce"))).isNotEmpty();
 	}
 
 	private static List<String> importsStartingWith(String pkg, List<String> prefixes) throws IOException {

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.quorumlock.LockNotAcquiredException;
+import io.quorumlock.redis.node.Timers;
 
 /**
  * Starts {@link Acquisition}s and holds, once per engine, the parts every acquisition

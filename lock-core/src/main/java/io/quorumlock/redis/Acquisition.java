@@ -8,6 +8,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 
 import io.quorumlock.LockException;
+import io.quorumlock.redis.node.Replies;
 
 /**
  * One acquisition, as an asynchronous state machine: for each key in sorted order, take
@@ -213,7 +214,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 					grant();
 				}
 				else {
-					retakeAll((proof != null) ? proof.failure() : Futures.reason(error));
+					retakeAll((proof != null) ? proof.failure() : Replies.reason(error));
 				}
 			});
 	}

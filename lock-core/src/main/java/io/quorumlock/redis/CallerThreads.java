@@ -9,6 +9,7 @@ import java.util.function.Consumer;
 
 import io.netty.util.concurrent.FastThreadLocalThread;
 import io.netty.util.internal.ThreadExecutorMap;
+import io.quorumlock.redis.node.Replies;
 
 /**
  * Keeps callers' code off the threads the engine depends on: the Lettuce (Netty) I/O
@@ -87,7 +88,7 @@ final class CallerThreads {
 	}
 
 	private static <T> boolean complete(CompletableFuture<T> future, T value, Throwable failure) {
-		return (failure != null) ? future.completeExceptionally(Futures.unwrap(failure)) : future.complete(value);
+		return (failure != null) ? future.completeExceptionally(Replies.unwrap(failure)) : future.complete(value);
 	}
 
 	/**

@@ -11,13 +11,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.Delay;
+import io.quorumlock.redis.node.GuardRecord;
+import io.quorumlock.redis.node.LettuceTransports;
+import io.quorumlock.redis.node.NodeContext;
+import io.quorumlock.redis.node.RedisNode;
+import io.quorumlock.redis.node.Timers;
+import io.quorumlock.redis.node.Transport;
 
 /**
  * An engine's nodes: made from the settings over their transports (Lettuce's, or a
@@ -36,8 +37,8 @@ final class Connections implements AutoCloseable {
 	/** Tells one master listed twice from two masters, by run_id; null in single mode. */
 	private final SameServer sameServer;
 
-	/** Lettuce's resources if the engine made them, else null. */
-	private final ClientResources ownedResources;
+	/** The Lettuce transports and their resources; null when a test supplies them. */
+	private final LettuceTransports lettuce;
 
 	private final Duration commandTimeout;
 
@@ -51,40 +52,32 @@ final class Connections implements AutoCloseable {
 	private final boolean awaitFirst;
 
 	/**
-	 * @param transports each listed node's transport, or null for Lettuce's
+	 * @param runtime what a test supplies (each listed node's transport), or null for
+	 * Lettuce's
 	 */
-	Connections(EngineSettings settings, Timers timers, Listeners listener, Random random,
-			Function<RedisURI, Transport> transports) {
+	Connections(EngineSettings settings, Timers timers, Listeners listener, Random random, EngineRuntime runtime) {
 		this.timers = timers;
 		this.commandTimeout = settings.commandTimeout();
-		this.awaitFirst = transports == null;
+		this.awaitFirst = runtime == null;
 		List<Transport> list = new ArrayList<>(settings.nodes().size() + 1);
-		if (transports != null) {
-			this.ownedResources = null;
-			settings.nodes().forEach((uri) -> list.add(transports.apply(uri)));
+		if (runtime != null) {
+			this.lettuce = null;
+			settings.nodes().forEach((uri) -> list.add(runtime.transports().apply(uri)));
 		}
 		else {
-			this.ownedResources = (settings.clientResources() == null) ? DefaultClientResources.builder()
-				.reconnectDelay(
-						Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS))
-				.build() : null;
-			LettuceContext lettuce = new LettuceContext(
-					(this.ownedResources != null) ? this.ownedResources : settings.clientResources(),
-					settings.sslOptions(), this.commandTimeout, this.commandTimeout, timers);
-			settings.nodes().forEach((uri) -> list.add(new LettuceTransport(uri, lettuce)));
-			if (settings.isCluster()) {
-				// single mode on a Redis Cluster: the whole cluster is the one node
-				list.add(new ClusterTransport(settings.clusterSeeds(), lettuce));
-			}
+			this.lettuce = new LettuceTransports(settings.nodes(), settings.clusterSeeds(), settings.clientResources(),
+					settings.sslOptions(), this.commandTimeout, timers);
+			list.addAll(this.lettuce.transports());
 		}
 		ReleaseSignals[] signalsRef = new ReleaseSignals[1];
 		RestartGuard guard = settings.guard();
 		String[] guardKeys = { LockKeys.lockKey(settings.keyPrefix(), "", "quorumlock:marker"),
 				LockKeys.lockKey(settings.keyPrefix(), "", "quorumlock:pending") };
 		this.markerKey = (guard.nanos() > 0) ? guardKeys[0] : null;
-		NodeContext context = new NodeContext(timers, LockKeys.lockKey(settings.keyPrefix(), "", "quorumlock:probe"),
-				guardKeys, (guard.nanos() > 0) ? guard : null, settings.clockDriftFactor(), settings.freshRunIds(),
-				new AtomicBoolean(), ids(random), settings.syncReplicas() > 0,
+		String probeKey = LockKeys.lockKey(settings.keyPrefix(), "", "quorumlock:probe");
+		NodeContext context = new NodeContext(timers, probeKey, LockKeys.channel(probeKey), guardKeys,
+				(guard.nanos() > 0) ? new GuardRecord(guard.nanos()) : null, settings.clockDriftFactor(),
+				settings.freshRunIds(), new AtomicBoolean(), ids(random), settings.syncReplicas() > 0,
 				(channel) -> signalsRef[0].onMessage(channel), listener::onNodeError);
 		this.nodes = list.stream().map((transport) -> new RedisNode(transport, context)).toList();
 		this.sameServer = (this.nodes.size() > 1) ? new SameServer(this.nodes) : null;
@@ -163,17 +156,8 @@ final class Connections implements AutoCloseable {
 	@Override
 	public void close() {
 		this.nodes.forEach(RedisNode::close);
-		if (this.ownedResources == null) {
-			return;
-		}
-		try {
-			this.ownedResources.shutdown(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			log.log(Level.WARNING, "Lettuce resources did not shut down cleanly", ex);
+		if (this.lettuce != null) {
+			this.lettuce.close();
 		}
 	}
 

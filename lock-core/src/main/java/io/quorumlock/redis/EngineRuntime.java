@@ -5,6 +5,8 @@ import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 import io.lettuce.core.RedisURI;
+import io.quorumlock.redis.node.Timers;
+import io.quorumlock.redis.node.Transport;
 
 /**
  * What an engine runs on besides its settings, when a test supplies it: its time and

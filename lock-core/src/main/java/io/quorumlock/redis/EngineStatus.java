@@ -11,6 +11,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.quorumlock.RegistryStatus;
+import io.quorumlock.redis.node.RedisNode;
+import io.quorumlock.redis.node.Replies;
+import io.quorumlock.redis.node.Timers;
 
 /**
  * The engine's read-only status ({@link RegistryStatus}: nodes, voting, held leases) and
@@ -117,7 +120,7 @@ final class EngineStatus {
 				break;
 			}
 			catch (ExecutionException | TimeoutException ex) {
-				leaks.add(this.nodes.get(i).address() + " scan failed: " + Futures.unwrap(ex).getMessage());
+				leaks.add(this.nodes.get(i).address() + " scan failed: " + Replies.unwrap(ex).getMessage());
 			}
 		}
 		return leaks;

@@ -9,6 +9,7 @@ import java.util.function.LongSupplier;
 
 import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
+import io.quorumlock.redis.node.Timers;
 
 /**
  * {@link Timers} on one daemon scheduler thread and a timing wheel ({@link Deadlines}),

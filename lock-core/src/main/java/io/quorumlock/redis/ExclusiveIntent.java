@@ -1,6 +1,7 @@
 package io.quorumlock.redis;
 
 import java.util.concurrent.TimeUnit;
+import io.quorumlock.redis.node.SharedScripts;
 
 /**
  * A waiting exclusive request is not starved by a stream of shared ones: a round it loses

@@ -5,6 +5,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import io.quorumlock.LockRules;
+import io.quorumlock.redis.node.Replies;
+import io.quorumlock.redis.node.Timers;
 
 /**
  * {@link io.quorumlock.Lease#extend(Duration)}: the keys of a lease without renewal set
@@ -104,7 +106,7 @@ final class Extender {
 		CompletableFuture<Boolean> before = lease.queueExtension(mine);
 		Runnable start = () -> round(lease, length, holdAtLeast, RETRIES).whenComplete((extended, error) -> {
 			if (error != null) {
-				mine.completeExceptionally(Futures.unwrap(error));
+				mine.completeExceptionally(Replies.unwrap(error));
 			}
 			else {
 				mine.complete(extended);

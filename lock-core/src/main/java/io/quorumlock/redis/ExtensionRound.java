@@ -3,6 +3,7 @@ package io.quorumlock.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import io.quorumlock.redis.node.Timers;
 
 /**
  * One extension round over every key of a lease, shared by renewal

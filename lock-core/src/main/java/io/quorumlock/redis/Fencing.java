@@ -5,6 +5,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.quorumlock.QuorumUnavailableException;
+import io.quorumlock.redis.node.Replies;
+import io.quorumlock.redis.node.Timers;
 
 /**
  * Fencing tokens: a number that grows with each holder of the same keys.
@@ -91,7 +93,7 @@ final class Fencing {
 				result.complete(token);
 				return;
 			}
-			Throwable cause = Futures.unwrap(error);
+			Throwable cause = Replies.unwrap(error);
 			long delay = this.timers.retryDelayNanos();
 			// two rounds per attempt
 			long next = this.timers.nanoTime() + delay + 2 * this.voters.writeRoundNanos();

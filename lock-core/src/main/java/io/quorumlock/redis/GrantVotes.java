@@ -2,6 +2,8 @@ package io.quorumlock.redis;
 
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Predicate;
+import io.quorumlock.redis.node.NodeDataLostException;
+import io.quorumlock.redis.node.Script;
 
 /**
  * The answers of one grant round in quorum mode ({@link Script#ACQUIRE}), read as votes,

@@ -1,6 +1,9 @@
 package io.quorumlock.redis;
 
 import io.quorumlock.RegistryStatus;
+import io.quorumlock.redis.node.NodeHeldBackException;
+import io.quorumlock.redis.node.RedisNode;
+import io.quorumlock.redis.node.ServerState;
 
 /**
  * Whether a node may vote now, and if not, why: it is ready and its state allows it

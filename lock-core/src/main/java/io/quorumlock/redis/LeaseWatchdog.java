@@ -1,5 +1,7 @@
 package io.quorumlock.redis;
 
+import io.quorumlock.redis.node.Timers;
+
 /**
  * Keeps each live lease honest: one timer per lease on the engine's timing wheel, whose
  * tick runs on the engine's one scheduler thread (no thread per lease). A renewing lease

@@ -1,6 +1,7 @@
 package io.quorumlock.redis;
 
 import java.util.concurrent.CompletableFuture;
+import io.quorumlock.redis.node.Timers;
 
 /**
  * What a granted {@link RedisLease} asks of the engine: its release, its fencing token,

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import io.quorumlock.LockException;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.QuorumUnavailableException;
+import io.quorumlock.redis.node.Replies;
 
 /**
  * The acquisition of one of k permits ({@code permits = k}, k &ge; 2). Not a counter per
@@ -102,7 +103,7 @@ final class PermitAcquisition {
 				granted(lease);
 				return;
 			}
-			Throwable cause = Futures.unwrap(error);
+			Throwable cause = Replies.unwrap(error);
 			if (tried + 1 < this.permits && !this.result.isDone()) {
 				trySlot((slot + 1) % this.permits, tried + 1);
 			}

@@ -22,6 +22,8 @@ import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockRequest;
 import io.quorumlock.RegistryAdmin;
 import io.quorumlock.RegistryStatus;
+import io.quorumlock.redis.node.RedisNode;
+import io.quorumlock.redis.node.Timers;
 
 /**
  * {@link DistributedLockRegistry} on one Redis master or on N independent masters with
@@ -90,8 +92,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 				settings.retryMin().toNanos(), settings.retryMax().toNanos());
 		this.timers = (runtime != null) ? runtime.timers() : this.ownTimers;
 		Random random = (runtime != null) ? runtime.random() : new SecureRandom();
-		this.connections = new Connections(settings, this.timers, this.listener, random,
-				(runtime != null) ? runtime.transports() : null);
+		this.connections = new Connections(settings, this.timers, this.listener, random, runtime);
 		this.guard = settings.guard();
 		this.releaseOnClose = (runtime != null) ? Duration.ZERO : settings.commandTimeout();
 		HeldBack heldBack = new HeldBack(this.connections.sameServer(), settings.evictionAllowed());

@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 import io.netty.util.Timeout;
 import io.quorumlock.LeaseLostException;
 import io.quorumlock.Lease;
+import io.quorumlock.redis.node.Replies;
 
 /**
  * A lease granted by {@link QuorumLockEngine}: the tokens that own its keys on the nodes
@@ -226,7 +227,7 @@ final class RedisLease implements Lease {
 			if (FENCING.compareAndSet(this, current, mine)) {
 				compute.get().whenComplete((token, error) -> {
 					if (error != null) {
-						mine.completeExceptionally(Futures.unwrap(error));
+						mine.completeExceptionally(Replies.unwrap(error));
 					}
 					else {
 						mine.complete(token);

@@ -12,6 +12,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import io.quorumlock.redis.node.NodeDataLostException;
+import io.quorumlock.redis.node.RedisNode;
+import io.quorumlock.redis.node.RenewalBatch;
+import io.quorumlock.redis.node.Replies;
+import io.quorumlock.redis.node.Script;
+import io.quorumlock.redis.node.SharedScripts;
+import io.quorumlock.redis.node.Timers;
 
 /**
  * {@link Voters} on Lettuce nodes: each round is a {@link Round} over the
@@ -85,7 +92,7 @@ final class RedisVoters implements Voters {
 			if (error instanceof NodeDataLostException) {
 				node.dataLost(node.epoch()); // checked on the connection it was sent on
 			}
-			else if (Futures.isNoScript(error)) {
+			else if (Replies.isNoScript(error)) {
 				node.scriptsLost();
 			}
 			listener.onNodeError(node.address(), error);

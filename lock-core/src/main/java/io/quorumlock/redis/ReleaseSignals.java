@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import io.quorumlock.redis.node.Channels;
 
 /**
  * Wake-ups for waiters: a release publishes on the key's channel, and the one local

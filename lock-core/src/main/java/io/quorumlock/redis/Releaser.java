@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
 import io.quorumlock.LeaseLostException;
+import io.quorumlock.redis.node.Timers;
 
 /**
  * Ends a lease: compare-and-delete of its keys on every node in parallel (or, within

@@ -2,8 +2,6 @@ package io.quorumlock.redis;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The restart guard in force (the seed's "delayed restart"), fixed when the engine is
@@ -26,17 +24,8 @@ final class RestartGuard {
 	/** Zero when off. */
 	private final long nanos;
 
-	/**
-	 * The longest guard any engine of these masters records on them, at least this one's
-	 * ({@link ServerState}): a master that lost its data is held back that long, so an
-	 * engine with a shorter guard (an older version during a rolling deploy) never lets
-	 * it vote while a longer lease of another engine may live.
-	 */
-	private final AtomicLong adoptedMillis;
-
 	private RestartGuard(long nanos) {
 		this.nanos = nanos;
-		this.adoptedMillis = new AtomicLong(TimeUnit.NANOSECONDS.toMillis(nanos));
 	}
 
 	/**
@@ -78,26 +67,6 @@ final class RestartGuard {
 	/** The guard in force, in nanoseconds; zero when off. */
 	long nanos() {
 		return this.nanos;
-	}
-
-	/** The guard in force, in whole milliseconds (rounded up), as recorded on masters. */
-	long millis() {
-		return TimeUnit.NANOSECONDS.toMillis(this.nanos + 999_999);
-	}
-
-	/** Adopt a guard recorded on a master, if longer than any seen. */
-	void adopt(long millis) {
-		this.adoptedMillis.accumulateAndGet(millis, Math::max);
-	}
-
-	/** The longest guard of these masters seen so far, at least this engine's own. */
-	long adoptedMillis() {
-		return Math.max(millis(), this.adoptedMillis.get());
-	}
-
-	/** {@link #adoptedMillis()} in nanoseconds. */
-	long adoptedNanos() {
-		return Math.max(this.nanos, TimeUnit.MILLISECONDS.toNanos(this.adoptedMillis.get()));
 	}
 
 	/**

@@ -11,9 +11,14 @@ import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
-import io.lettuce.core.RedisConnectionException;
 import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
+import io.quorumlock.redis.node.NodeHeldBackException;
+import io.quorumlock.redis.node.QueuedReply;
+import io.quorumlock.redis.node.Replies;
+import io.quorumlock.redis.node.StaleAnswerException;
+import io.quorumlock.redis.node.Timers;
+import io.quorumlock.redis.node.Voter;
 
 /**
  * One command fanned out to every node in parallel, with one deadline (armed once every
@@ -22,13 +27,13 @@ import io.netty.util.TimerTask;
  * answered, or the deadline passed; nodes that had not answered by then count as failed.
  * <p>
  * An answer is a vote, yes or no, only if it came back on the connection the command was
- * sent on ({@link Node#sameConnection(long)}) and, in a round of voters, from a node the
+ * sent on ({@link Voter#sameConnection(long)}) and, in a round of voters, from a node the
  * restart guard lets vote when it answers. Lettuce sends the commands in flight at a
  * disconnect again after it reconnects, perhaps to a restarted, empty server: such an
  * answer counts as a failure, never as a vote. The round is itself the future of its
  * decision. Lettuce completes node futures on its I/O threads, so nothing here blocks.
  */
-final class Round<N extends Node> extends CompletableFuture<Round.Tally> implements TimerTask {
+final class Round<N extends Voter> extends CompletableFuture<Round.Tally> implements TimerTask {
 
 	/** What one node that answered said; a failure is kept as its {@link Throwable}. */
 	enum Vote {
@@ -128,7 +133,7 @@ final class Round<N extends Node> extends CompletableFuture<Round.Tally> impleme
 	 * @param votesNow whether a node may vote when it answers (the restart guard, a
 	 * duplicate entry); null when every answer counts
 	 */
-	static <N extends Node, T> CompletableFuture<Tally> run(List<? extends N> nodes, int quorum,
+	static <N extends Voter, T> CompletableFuture<Tally> run(List<? extends N> nodes, int quorum,
 			Function<? super N, ? extends CompletionStage<T>> command, Predicate<? super T> took, long timeoutNanos,
 			Predicate<? super N> votesNow, Timers timers, BiConsumer<? super N, Throwable> onNodeError) {
 		if (nodes.size() > MAX_NODES) {
@@ -168,15 +173,14 @@ final class Round<N extends Node> extends CompletableFuture<Round.Tally> impleme
 	}
 
 	/**
-	 * Node {@code index}'s reply to the command sent at {@code sent} in {@code epoch}.
+	 * Voter {@code index}'s reply to the command sent at {@code sent} in {@code epoch}.
 	 */
 	private void heard(int index, long epoch, long sent, Object value, Throwable error) {
 		N node = this.nodes.get(index);
 		Object answer;
 		if (error == null && !node.sameConnection(epoch)) {
-			// rare (a reconnect under a command): a new exception each time
-			answer = new RedisConnectionException(
-					"reconnected while the command was in flight, its answer is not a vote");
+			// a reconnect under the command: Lettuce may have sent it to another server
+			answer = StaleAnswerException.INSTANCE;
 		}
 		else if (error == null && this.votesNow != null && !this.votesNow.test(node)) {
 			answer = new NodeHeldBackException("no longer voting when it answered (restart guard, same server)");
@@ -190,7 +194,7 @@ final class Round<N extends Node> extends CompletableFuture<Round.Tally> impleme
 			}
 		}
 		else {
-			answer = Futures.unwrap(error);
+			answer = Replies.unwrap(error);
 		}
 		if (answer instanceof Vote) {
 			node.recordLatency(System.nanoTime() - sent);
@@ -208,10 +212,10 @@ final class Round<N extends Node> extends CompletableFuture<Round.Tally> impleme
 		// counted once per node and round: a late answer after the deadline's timeout is
 		// not counted again
 		if (answer instanceof Throwable failure) {
-			this.nodes.get(index).answered(Node.Answer.of(failure), failure);
+			this.nodes.get(index).answered(Voter.Answer.of(failure), failure);
 		}
 		else {
-			this.nodes.get(index).answered((answer == Vote.YES) ? Node.Answer.YES : Node.Answer.HELD, null);
+			this.nodes.get(index).answered((answer == Vote.YES) ? Voter.Answer.YES : Voter.Answer.HELD, null);
 		}
 		int delta = (answer == Vote.YES) ? YES : (answer == Vote.NO) ? NO : FAILED;
 		int counts = (int) COUNTS.getAndAdd(this, delta) + delta;
@@ -274,7 +278,7 @@ final class Round<N extends Node> extends CompletableFuture<Round.Tally> impleme
 					// the slot keeps the timeout, so that an answer after it is not
 					// counted
 					if (ANSWERS.compareAndSet(this.answers, i, null, timeout)) {
-						this.nodes.get(i).answered(Node.Answer.TIMEOUT, timeout);
+						this.nodes.get(i).answered(Voter.Answer.TIMEOUT, timeout);
 						this.onNodeError.accept(this.nodes.get(i), timeout);
 					}
 				}
@@ -299,7 +303,7 @@ final class Round<N extends Node> extends CompletableFuture<Round.Tally> impleme
 			return expired ? "no answer in time" : "no answer yet";
 		}
 		// Redis's own error text (NOAUTH, WRONGTYPE, OOM, READONLY...), not a wrapper's
-		return Futures.reason((Throwable) answer);
+		return Replies.reason((Throwable) answer);
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.quorumlock.redis;
 import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.List;
+import io.quorumlock.redis.node.Voter;
 
 /**
  * The failure lines of a round decided before every node answered, as they stood at the
@@ -12,7 +13,7 @@ import java.util.List;
  */
 final class RoundFailures extends AbstractList<String> {
 
-	private final List<? extends Node> nodes;
+	private final List<? extends Voter> nodes;
 
 	private final Object[] answers;
 
@@ -25,7 +26,7 @@ final class RoundFailures extends AbstractList<String> {
 	 * @param answers the round's answers, read through {@link Round#ANSWERS}
 	 * @param pending bit i set: node i had not answered at the decision
 	 */
-	RoundFailures(List<? extends Node> nodes, Object[] answers, long pending) {
+	RoundFailures(List<? extends Voter> nodes, Object[] answers, long pending) {
 		this.nodes = nodes;
 		this.answers = answers;
 		this.pending = pending;

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntFunction;
+import io.quorumlock.redis.node.RedisNode;
 
 /**
  * Masters identified by what each server says about itself, its {@code run_id} (read with

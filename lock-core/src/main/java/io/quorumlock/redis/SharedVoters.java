@@ -2,6 +2,7 @@ package io.quorumlock.redis;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import io.quorumlock.redis.node.SharedScripts;
 
 /**
  * The rounds of a shared lease ({@link io.quorumlock.LockMode#SHARED}): the same rounds

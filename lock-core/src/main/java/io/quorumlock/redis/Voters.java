@@ -2,6 +2,7 @@ package io.quorumlock.redis;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import io.quorumlock.redis.node.SharedScripts;
 
 /**
  * The one narrow interface between the Redlock algorithm and Redis: each method fans one

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.quorumlock.LockRequest;
+import io.quorumlock.redis.node.ManualTimers;
 
 /**
  * The engine's parts wired as {@link QuorumLockEngine} wires them, around a scripted

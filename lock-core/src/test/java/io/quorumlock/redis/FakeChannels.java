@@ -3,6 +3,7 @@ package io.quorumlock.redis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import io.quorumlock.redis.node.Channels;
 
 /** One node's pub/sub, faked: records the calls, confirms as the test says. */
 final class FakeChannels implements Channels {

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import io.quorumlock.redis.node.NodeDataLostException;
 
 /**
  * A grant round's answers as votes, and what its refusals say about their holders: a

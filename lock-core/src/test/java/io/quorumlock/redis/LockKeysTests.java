@@ -8,6 +8,7 @@ import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.quorumlock.redis.node.Script;
 
 /**
  * Redis key naming and tokens.

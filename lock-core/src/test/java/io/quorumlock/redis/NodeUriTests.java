@@ -4,9 +4,10 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import io.quorumlock.redis.node.Voter;
 
 /**
- * Node URIs are read strictly, and shown without their user info.
+ * Voter URIs are read strictly, and shown without their user info.
  */
 class NodeUriTests {
 

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Timeout;
 import io.quorumlock.LockRequest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.quorumlock.redis.node.ManualTimers;
 
 /**
  * Why permits are slots, on the issue's example, without Redis: 3 nodes A, B, C (quorum

@@ -11,6 +11,9 @@ import org.junit.jupiter.api.Test;
 import io.lettuce.core.RedisCommandExecutionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.quorumlock.redis.node.ManualTimers;
+import io.quorumlock.redis.node.QueuedReply;
+import io.quorumlock.redis.node.Voter;
 
 /**
  * A round without Redis: scripted nodes whose answers the test completes, one deadline on
@@ -27,7 +30,7 @@ class RoundTests {
 	private final List<String> errors = new ArrayList<>();
 
 	/** A node whose answer is a future the test completes. */
-	static final class FakeNode implements Node {
+	static final class FakeNode implements Voter {
 
 		private final String address;
 

@@ -26,6 +26,7 @@ import io.quorumlock.testing.RedisServers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
+import io.quorumlock.redis.node.ServerState;
 
 /**
  * Fencing tokens grow with each holder of a key, across node failures, and let a store

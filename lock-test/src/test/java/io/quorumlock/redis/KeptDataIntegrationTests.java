@@ -16,6 +16,7 @@ import io.quorumlock.testing.RedisServers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.quorumlock.redis.node.ServerState;
 
 /**
  * A master that kept its data across a restart (an append-only file, fsync always) still

@@ -15,6 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.quorumlock.testing.RedisServer;
+import io.quorumlock.redis.node.Replies;
 
 /**
  * A loopback TCP proxy in front of one test server, standing for what sits between a

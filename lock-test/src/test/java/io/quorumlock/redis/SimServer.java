@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
+import io.quorumlock.redis.node.Replies;
 
 /**
  * A simulated Redis server: one process at a time behind it (a crash ends the process, a

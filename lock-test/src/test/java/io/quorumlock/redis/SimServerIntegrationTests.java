@@ -13,6 +13,9 @@ import io.quorumlock.testing.RedisServers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
+import io.quorumlock.redis.node.RedisNode;
+import io.quorumlock.redis.node.Script;
+import io.quorumlock.redis.node.SharedScripts;
 
 /**
  * Holds the simulation's Redis ({@link SimServer} with the scripts on {@link SimLua}) to

@@ -6,6 +6,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.quorumlock.redis.node.Script;
+import io.quorumlock.redis.node.SharedScripts;
 
 /**
  * {@link SimServer} and {@link SimLua} without a real server: expiry on the server's own

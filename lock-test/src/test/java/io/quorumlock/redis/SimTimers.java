@@ -4,6 +4,7 @@ import java.util.concurrent.Future;
 
 import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
+import io.quorumlock.redis.node.Timers;
 
 /**
  * One simulated engine's {@link Timers}: its monotonic clock runs at its own rate (within

@@ -17,6 +17,11 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
+import io.quorumlock.redis.node.Link;
+import io.quorumlock.redis.node.RedisNode;
+import io.quorumlock.redis.node.Script;
+import io.quorumlock.redis.node.SharedScripts;
+import io.quorumlock.redis.node.Transport;
 
 /**
  * A {@link Transport} over the {@link SimNetwork}, behaving as Lettuce does with the

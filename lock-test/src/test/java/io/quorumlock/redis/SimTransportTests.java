@@ -9,6 +9,8 @@ import io.lettuce.core.RedisConnectionException;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.quorumlock.redis.node.Link;
+import io.quorumlock.redis.node.Replies;
 
 /**
  * {@link SimTransport} behaves as Lettuce does with the engine's options: replies in
@@ -79,7 +81,7 @@ class SimTransportTests {
 		CompletableFuture<String> set = link.setIfAbsent("k", "t", 10_000).toCompletableFuture();
 		run(1500);
 		assertThat(set).isCompletedExceptionally();
-		assertThat(set.handle((ok, error) -> Futures.unwrap(error)))
+		assertThat(set.handle((ok, error) -> Replies.unwrap(error)))
 			.isCompletedWithValueMatching(RedisCommandTimeoutException.class::isInstance);
 		assertThat(this.server.call("EXISTS", "k")).isEqualTo(0L);
 		this.loop.resume(this.server.actor);

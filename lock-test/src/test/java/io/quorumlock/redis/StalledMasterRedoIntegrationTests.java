@@ -16,6 +16,7 @@ import io.quorumlock.testing.RedisServers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.quorumlock.redis.node.Script;
 
 /**
  * Releases sent to a master that stopped answering (SIGSTOP) but whose connection stays

@@ -1,0 +1,148 @@
+package io.quorumlock.redis.node;
+
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+
+/**
+ * A {@link Transport} to one Redis server through Lettuce's {@link RedisClient}: each
+ * connection reconnects by itself, and its drops and reconnects are told to the
+ * {@link Link.Events} it was opened with.
+ */
+public final class LettuceTransport implements Transport {
+
+	private final RedisClient client;
+
+	/** The node; its password never leaves this class. */
+	private final RedisURI uri;
+
+	private final String address;
+
+	private final Executor executor;
+
+	/** Every connection opened, closed with the transport. */
+	private final Queue<StatefulConnection<String, String>> opened = new ConcurrentLinkedQueue<>();
+
+	/**
+	 * @param uri the server
+	 * @param context what the engine's nodes share (Lettuce resources and options)
+	 */
+	public LettuceTransport(RedisURI uri, LettuceContext context) {
+		this.client = RedisClient.create(context.resources());
+		this.client.setOptions(context.clientOptions());
+		this.uri = uri;
+		this.address = uri.getHost() + ":" + uri.getPort();
+		this.executor = context.timers()::execute;
+	}
+
+	@Override
+	public String address() {
+		return this.address;
+	}
+
+	@Override
+	public String uriText() {
+		return (this.uri.isSsl() ? "rediss://" : "redis://") + this.address;
+	}
+
+	@Override
+	public boolean isOneServer() {
+		return true;
+	}
+
+	@Override
+	public CompletableFuture<Link> connect(Link.Events events) {
+		return this.client.connectAsync(StringCodec.UTF8, this.uri).toCompletableFuture().thenApply((conn) -> {
+			this.opened.add(conn);
+			conn.addListener(new RedisConnectionStateListener() {
+
+				@Override
+				public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
+					events.disconnected();
+				}
+
+				@Override
+				public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress socketAddress) {
+					events.reconnected();
+				}
+
+			});
+			return new LettuceLink(conn, conn.async(), this.executor);
+		});
+	}
+
+	@Override
+	public CompletableFuture<Link.Subscriber> connectPubSub(Consumer<String> onMessage, Runnable onReconnected) {
+		return this.client.connectPubSubAsync(StringCodec.UTF8, this.uri).toCompletableFuture().thenApply((conn) -> {
+			this.opened.add(conn);
+			return subscriber(conn, onMessage, onReconnected);
+		});
+	}
+
+	/** A pub/sub connection as a {@link Link.Subscriber}; shared with a cluster's. */
+	public static Link.Subscriber subscriber(StatefulRedisPubSubConnection<String, String> conn,
+			Consumer<String> onMessage, Runnable onReconnected) {
+		conn.addListener(new RedisConnectionStateListener() {
+			@Override
+			public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress address) {
+				onReconnected.run();
+			}
+		});
+		conn.addListener(new RedisPubSubAdapter<>() {
+			@Override
+			public void message(String channel, String message) {
+				onMessage.accept(channel);
+			}
+		});
+		return new Link.Subscriber() {
+
+			@Override
+			public CompletableFuture<Void> subscribe(String channel) {
+				return conn.async().subscribe(channel).toCompletableFuture();
+			}
+
+			@Override
+			public CompletableFuture<Void> unsubscribe(String channel) {
+				return conn.async().unsubscribe(channel).toCompletableFuture();
+			}
+
+			@Override
+			public boolean isOpen() {
+				return conn.isOpen();
+			}
+
+			@Override
+			public void close() {
+				conn.close();
+			}
+
+		};
+	}
+
+	@Override
+	public void close() {
+		for (StatefulConnection<String, String> conn = this.opened.poll(); conn != null; conn = this.opened.poll()) {
+			conn.close();
+		}
+		this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+	}
+
+	@Override
+	public String toString() {
+		return this.address;
+	}
+
+}

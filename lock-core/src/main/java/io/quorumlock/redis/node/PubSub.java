@@ -1,0 +1,111 @@
+package io.quorumlock.redis.node;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+/**
+ * The pub/sub connection of one node, made when a waiter first needs it (and again after
+ * a failed attempt): the release channels subscribed and unsubscribed, each message
+ * handed on by channel, and the UNSUBSCRIBEs lost while it was down sent once it is back
+ * ({@link LostUnsubscribes}).
+ */
+public final class PubSub implements Channels {
+
+	private final AtomicReference<CompletableFuture<Link.Subscriber>> connection = new AtomicReference<>();
+
+	private final LostUnsubscribes unwanted = new LostUnsubscribes();
+
+	private final Transport transport;
+
+	private final Consumer<String> onMessage;
+
+	private final Executor executor;
+
+	private final BooleanSupplier closed;
+
+	/**
+	 * @param transport opens the pub/sub connection to the node
+	 * @param onMessage called with the channel of every message
+	 * @param executor where the lost UNSUBSCRIBEs are sent on a reconnect
+	 * @param closed whether the node is closed
+	 */
+	PubSub(Transport transport, Consumer<String> onMessage, Executor executor, BooleanSupplier closed) {
+		this.transport = transport;
+		this.onMessage = onMessage;
+		this.executor = executor;
+		this.closed = closed;
+	}
+
+	@Override
+	public CompletableFuture<Void> subscribe(String channel) {
+		this.unwanted.subscribed(channel);
+		return connection().thenCompose((ps) -> ps.subscribe(channel));
+	}
+
+	@Override
+	public void unsubscribe(String channel) {
+		Link.Subscriber ps = connected();
+		if (ps != null) {
+			ps.unsubscribe(channel)
+				.whenComplete((ok, error) -> this.unwanted.answered(channel, error, this.closed.getAsBoolean()));
+		}
+	}
+
+	/**
+	 * Unsubscribe the channels whose UNSUBSCRIBE was lost, once the pub/sub connection is
+	 * open; on every pub/sub reconnect and by the engine's periodic check.
+	 */
+	void unsubscribeUnwanted() {
+		Link.Subscriber ps = connected();
+		if (this.unwanted.isEmpty() || ps == null || !ps.isOpen()) {
+			return;
+		}
+		this.unwanted.retry(this::unsubscribe);
+	}
+
+	/** The connection if it was made, else null. */
+	private Link.Subscriber connected() {
+		CompletableFuture<Link.Subscriber> ps = this.connection.get();
+		return (ps != null && ps.isDone() && !ps.isCompletedExceptionally()) ? ps.join() : null;
+	}
+
+	/** The pub/sub connection, made on first use and again after a failed attempt. */
+	private CompletableFuture<Link.Subscriber> connection() {
+		while (true) {
+			CompletableFuture<Link.Subscriber> current = this.connection.get();
+			if (current != null && !current.isCompletedExceptionally()) {
+				return current;
+			}
+			CompletableFuture<Link.Subscriber> created = new CompletableFuture<>();
+			if (!this.connection.compareAndSet(current, created)) {
+				continue;
+			}
+			// Only the winner of the compare-and-set connects, so there is one
+			// connection.
+			this.transport.connectPubSub(this.onMessage, () -> this.executor.execute(this::unsubscribeUnwanted))
+				.whenComplete((conn, error) -> {
+					if (error != null) {
+						created.completeExceptionally(error);
+						return;
+					}
+					if (this.closed.getAsBoolean()) {
+						conn.close();
+					}
+					created.complete(conn);
+				});
+			return created;
+		}
+	}
+
+	/** Close the connection if it was made. */
+	void close() {
+		Link.Subscriber ps = connected();
+		if (ps != null) {
+			ps.close();
+		}
+	}
+
+}

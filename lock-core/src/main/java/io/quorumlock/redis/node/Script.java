@@ -1,0 +1,248 @@
+package io.quorumlock.redis.node;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * A Lua script and its SHA-1, loaded on every connection of a node in every connection
+ * epoch before that connection votes ({@link RedisNode}) and run with EVALSHA; a NOSCRIPT
+ * answer is a fault the node recovers from (a new epoch, the scripts loaded again), never
+ * a re-send of the text that could land behind later commands. Every script that changes
+ * a lock key compares the owner token first; tokens are fresh for every round of an
+ * acquisition, so a stale command never matches a later grant.
+ */
+public record Script(String name, String text, String sha1) {
+
+	/**
+	 * A grant in quorum mode: {@code SET NX PX}, and, under the restart guard, only while
+	 * the master's dataset marker is there, so a master that lost its data (restarted
+	 * empty, flushed, or another server behind its address) refuses to vote inside the
+	 * very script that would grant ({@link ServerState}). A refusal names its holder, so
+	 * that a round can tell a split vote (several contenders, none with a quorum) from a
+	 * key held by one. KEYS[1] lock key, KEYS[2] (under the restart guard) the dataset
+	 * marker; ARGV[1] token, ARGV[2] lease in milliseconds. Returns 1 if set, -1 if the
+	 * marker is missing (nothing written), -2 - h if the key is held by an exclusive
+	 * token whose first 12 hex digits are h, 0 if it is held otherwise (shared holders,
+	 * or a value not of quorumlock's).
+	 */
+	public static final Script ACQUIRE = of("acquire", """
+			if #KEYS > 1 and redis.call('exists', KEYS[2]) == 0 then
+				return -1
+			end
+			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+				return 1
+			end
+			if redis.call('type', KEYS[1]).ok ~= 'string' then
+				return 0
+			end
+			local holder = tonumber(string.sub(redis.call('get', KEYS[1]), 1, 12), 16)
+			if not holder then
+				return 0
+			end
+			return -2 - holder
+			""");
+
+	/**
+	 * Compare-and-delete. KEYS[1] lock key; ARGV[1] token, ARGV[2] release channel.
+	 * Returns 1 if this token held the key and it was deleted (and the release
+	 * published), else 0.
+	 */
+	public static final Script RELEASE = of("release", """
+			if redis.call('get', KEYS[1]) == ARGV[1] then
+				redis.call('del', KEYS[1])
+				redis.call('publish', ARGV[2], '1')
+				return 1
+			end
+			return 0
+			""");
+
+	/**
+	 * Compare-and-pexpire. KEYS[1] lock key; ARGV[1] token, ARGV[2] new TTL in
+	 * milliseconds. Returns 1 if this token holds the key and its TTL was set, else 0.
+	 */
+	public static final Script EXTEND = of("extend", """
+			if redis.call('get', KEYS[1]) == ARGV[1] then
+				return redis.call('pexpire', KEYS[1], ARGV[2])
+			end
+			return 0
+			""");
+
+	/**
+	 * {@link #EXTEND} on many keys in one call, for the renewals due on one standalone
+	 * node ({@link RenewalBatch}). KEYS[i] a lock key; ARGV[2i-1] its token, ARGV[2i] its
+	 * new TTL in milliseconds. Returns one answer per key, in order: what {@link #EXTEND}
+	 * returns for it (1 extended, 0 not this token's), or, where reading the key failed
+	 * (a key of another type), Redis's error text, so that one odd key fails only its own
+	 * lease and never the rest of the batch.
+	 */
+	public static final Script EXTEND_MANY = of("extend-many", """
+			local answers = {}
+			for i = 1, #KEYS do
+				local held = redis.pcall('get', KEYS[i])
+				if type(held) == 'table' and held.err then
+					answers[i] = held.err
+				elseif held == ARGV[2 * i - 1] then
+					answers[i] = redis.call('pexpire', KEYS[i], ARGV[2 * i])
+				else
+					answers[i] = 0
+				end
+			end
+			return answers
+			""");
+
+	/**
+	 * Compare-and-pexpire on a release that comes before {@code holdAtLeast}: the key
+	 * stays for the rest of the minimum hold. KEYS[1] lock key; ARGV[1] token, ARGV[2]
+	 * the remainder in milliseconds. Unlike {@link #RELEASE} it publishes nothing, so
+	 * waiters are not woken before the key expires. Returns 1 if this token held the key
+	 * and its TTL was set, else 0 (a key now held by another token, or gone, is left
+	 * alone).
+	 */
+	public static final Script HOLD = of("hold", """
+			-- holdAtLeast: keep the key for the remainder, and wake nobody
+			if redis.call('get', KEYS[1]) == ARGV[1] then
+				return redis.call('pexpire', KEYS[1], ARGV[2])
+			end
+			return 0
+			""");
+
+	/**
+	 * Fencing, step one (and the whole of it on a single node). KEYS[1] lock key, KEYS[2]
+	 * fence counter; ARGV[1] token, ARGV[2] counter TTL in milliseconds. Where this token
+	 * still holds the lock key: seed a missing counter from the node's clock in
+	 * microseconds (built as a string, so that no float formatting can round it), INCR
+	 * it, refresh its TTL and return it; elsewhere return -1 and change nothing.
+	 */
+	public static final Script FENCE_INCREMENT = of("fence-increment", """
+			if redis.call('get', KEYS[1]) ~= ARGV[1] then
+				return -1
+			end
+			if redis.call('exists', KEYS[2]) == 0 then
+				local now = redis.call('time')
+				redis.call('set', KEYS[2], now[1] .. string.rep('0', 6 - string.len(now[2])) .. now[2])
+			end
+			local value = redis.call('incr', KEYS[2])
+			redis.call('pexpire', KEYS[2], ARGV[2])
+			return value
+			""");
+
+	/**
+	 * Fencing, step two in quorum mode. KEYS[1] lock key, KEYS[2] fence counter; ARGV[1]
+	 * token, ARGV[2] the token value, ARGV[3] counter TTL in milliseconds. Where this
+	 * token still holds the lock key, raise the counter to at least the value (counters
+	 * never go down) and return 1; elsewhere return 0.
+	 */
+	public static final Script FENCE_RAISE = of("fence-raise", """
+			if redis.call('get', KEYS[1]) ~= ARGV[1] then
+				return 0
+			end
+			local current = redis.call('get', KEYS[2])
+			if current == false or tonumber(current) < tonumber(ARGV[2]) then
+				redis.call('set', KEYS[2], ARGV[2])
+			end
+			redis.call('pexpire', KEYS[2], ARGV[3])
+			return 1
+			""");
+
+	/**
+	 * Forced unlock by an operator: delete whoever holds it. KEYS[1] lock key; ARGV[1]
+	 * release channel. Returns 1 if the key existed.
+	 */
+	public static final Script FORCE_RELEASE = of("force-release", """
+			if redis.call('del', KEYS[1]) == 1 then
+				redis.call('publish', ARGV[1], '1')
+				return 1
+			end
+			return 0
+			""");
+
+	/**
+	 * The restart guard's read of a master's dataset marker ({@link ServerState}).
+	 * KEYS[1] the dataset marker, KEYS[2] the pending record; ARGV[1] a new nonce,
+	 * ARGV[2] this engine's restart guard in milliseconds. Where the marker is there,
+	 * returns {1, dataset id, guard, vetted run_id}: the server process the guard last
+	 * let vote on this dataset. Where it is not (the master lost its data), the pending
+	 * record names the loss by a nonce, created now by the first engine to see it, and it
+	 * returns {0, nonce, guard}. Either record keeps the longest guard any engine of
+	 * these masters has, raised to ARGV[2]; the guard returned is that.
+	 */
+	public static final Script GUARD_READ = of("guard-read", """
+			local guard = tonumber(ARGV[2])
+			local record = KEYS[2]
+			local found = 0
+			local id = false
+			if redis.call('exists', KEYS[1]) == 1 then
+				record = KEYS[1]
+				found = 1
+				id = redis.call('hget', KEYS[1], 'id')
+			else
+				id = redis.call('hget', KEYS[2], 'nonce')
+				if not id then
+					id = ARGV[1]
+					redis.call('hset', KEYS[2], 'nonce', id)
+				end
+			end
+			local recorded = tonumber(redis.call('hget', record, 'guard') or '0')
+			if recorded < guard then
+				redis.call('hset', record, 'guard', ARGV[2])
+			else
+				guard = recorded
+			end
+			if found == 1 then
+				return {found, id, guard, redis.call('hget', KEYS[1], 'vetted') or ''}
+			end
+			return {found, id, guard}
+			""");
+
+	/**
+	 * The end of a master's hold-back after it lost its data: write its dataset marker,
+	 * if its data was not lost again meanwhile. KEYS[1] the dataset marker, KEYS[2] the
+	 * pending record; ARGV[1] the nonce held back for, ARGV[2] a new dataset id, ARGV[3]
+	 * the guard in milliseconds, ARGV[4] the run_id of the server process held back.
+	 * Returns {1, id} with the marker's id (the new one, or the one another engine wrote
+	 * first), or {0} when the pending record no longer holds the nonce (the data was lost
+	 * again: the hold-back starts over).
+	 */
+	public static final Script GUARD_PROMOTE = of("guard-promote", """
+			if redis.call('exists', KEYS[1]) == 1 then
+				return {1, redis.call('hget', KEYS[1], 'id')}
+			end
+			if redis.call('hget', KEYS[2], 'nonce') ~= ARGV[1] then
+				return {0}
+			end
+			redis.call('hset', KEYS[1], 'id', ARGV[2], 'guard', ARGV[3], 'vetted', ARGV[4])
+			redis.call('del', KEYS[2])
+			return {1, ARGV[2]}
+			""");
+
+	/**
+	 * The end of a master's hold-back after a new server process came up with the dataset
+	 * (restarted from a snapshot or an append-only file that may lack the last writes, or
+	 * a replica promoted): record that process as vetted, if the dataset is still the one
+	 * held back for. KEYS[1] the dataset marker; ARGV[1] the dataset id, ARGV[2] the
+	 * run_id of the server process. Returns {1} if recorded, else {0}.
+	 */
+	public static final Script GUARD_VET = of("guard-vet", """
+			if redis.call('hget', KEYS[1], 'id') ~= ARGV[1] then
+				return {0}
+			end
+			redis.call('hset', KEYS[1], 'vetted', ARGV[2])
+			return {1}
+			""");
+
+	public static Script of(String name, String text) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+			StringBuilder sb = new StringBuilder(40);
+			for (byte b : digest) {
+				sb.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+			}
+			return new Script(name, text, sb.toString());
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-1 is required by the Java platform", ex);
+		}
+	}
+
+}

@@ -1,0 +1,423 @@
+package io.quorumlock.redis.node;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+/**
+ * What a node knows of its server on the connection open now: its {@code run_id} (to
+ * count a master listed twice once), whether it can evict lock keys, and, under the
+ * restart guard, whether its data can be trusted. Read on every connection epoch (and
+ * again now and then); believed only while that epoch lasts, so from the moment a
+ * connection drops until the next read the node does not vote.
+ * <p>
+ * The restart guard detects lost data instead of dating it: it trusts no server clock and
+ * no {@code uptime_in_seconds} (which follows the server's wall clock, and an address may
+ * start reaching another server). Each master carries a dataset marker, a key without TTL
+ * that the granting scripts check atomically ({@link Script#ACQUIRE}), so a master that
+ * lost its data (restarted empty, flushed, another server behind its address) refuses to
+ * vote inside the very script that would grant. A master without it is held back: the
+ * first engine to see it leaves a pending record with a nonce
+ * ({@link Script#GUARD_READ}); each engine holds the master back for the longest guard
+ * recorded on any master ({@link GuardRecord}), measured on its own monotonic clock from
+ * when it first saw that nonce, widened by the clock-drift factor; then writes the marker
+ * only if the nonce is still there ({@link Script#GUARD_PROMOTE}), that is, only if no
+ * further loss happened since. Any lease granted with this master before the loss was
+ * granted before the nonce existed, so it has expired by then.
+ * <p>
+ * A master that kept its data (restarted from an append-only file) still has its marker
+ * and votes at once, whatever its new {@code run_id}. A marker with another dataset id
+ * than the one this engine last trusted on this entry (another server behind the address,
+ * or a loss handled while this engine was away) is held back the same way, from when this
+ * engine first saw it. Server processes an operator declared brand new
+ * ({@code fresh-master-run-ids}) get their marker at once.
+ */
+public final class ServerState {
+
+	/** What a read found, in one epoch; replaced whole. */
+	private record Seen(long epoch, String runId, long uptimeNanos, long readAt, String evicting, boolean aofEnabled,
+			boolean promoted, boolean trusted) {
+
+		Seen trusted(boolean trusted) {
+			return new Seen(this.epoch, this.runId, this.uptimeNanos, this.readAt, this.evicting, this.aofEnabled,
+					this.promoted, trusted);
+		}
+
+	}
+
+	/**
+	 * A hold-back in progress: of the loss named by a nonce, or of a dataset this engine
+	 * does not know on this entry; since this engine first saw it.
+	 */
+	private record Hold(String what, long since) {
+	}
+
+	/** The guard scripts' keys: the dataset marker, then the pending record. */
+	private final String[] guardKeys;
+
+	private final LongSupplier epoch;
+
+	private final LongSupplier nanoClock;
+
+	/** Null without a restart guard (single mode, or rejoin-delay 0). */
+	private final GuardRecord guard;
+
+	private final double clockDriftFactor;
+
+	private final Set<String> freshRunIds;
+
+	/**
+	 * Whether this engine ever trusted a marker on any master: a deployment in use, whose
+	 * masters are no longer brand new whatever was declared; shared by the engine's
+	 * nodes.
+	 */
+	private final AtomicBoolean anyMarked;
+
+	/** Random ids: nonces and dataset ids. */
+	private final Supplier<String> ids;
+
+	private volatile Seen seen = new Seen(-1, null, -1, 0, null, false, false, false);
+
+	/** The dataset id this engine trusts on this entry; kept across epochs. */
+	private volatile String trustedId;
+
+	private volatile Hold hold;
+
+	private volatile boolean reading;
+
+	/**
+	 * @param guardKeys the dataset marker and the pending record
+	 * @param epoch the node's connection epoch now
+	 * @param nanoClock the engine's clock
+	 * @param guard the restart guard, or null without one
+	 * @param clockDriftFactor how far the engine's clock may run from true time
+	 * @param freshRunIds server processes an operator declared brand new
+	 * @param anyMarked whether the engine ever trusted a marker on any master
+	 * @param ids new random ids
+	 */
+	ServerState(String[] guardKeys, LongSupplier epoch, LongSupplier nanoClock, GuardRecord guard,
+			double clockDriftFactor, Set<String> freshRunIds, AtomicBoolean anyMarked, Supplier<String> ids) {
+		this.guardKeys = guardKeys;
+		this.epoch = epoch;
+		this.nanoClock = nanoClock;
+		this.guard = guard;
+		this.clockDriftFactor = clockDriftFactor;
+		this.freshRunIds = freshRunIds;
+		this.anyMarked = anyMarked;
+		this.ids = ids;
+	}
+
+	/**
+	 * What to ask a server: INFO, its configuration, and a script, on the node's link.
+	 */
+	interface Server {
+
+		CompletionStage<String> info(String section);
+
+		CompletionStage<String> configGet(String parameter);
+
+		CompletionStage<List<Object>> eval(Script script, String[] keys, String... args);
+
+	}
+
+	/**
+	 * Read the server's state on the connection open now; the answers are believed only
+	 * if that epoch is still current when they come back.
+	 * @param latency told the round trip of a believed answer
+	 * @return completes normally once done, whatever it found
+	 */
+	public CompletableFuture<Void> read(Server server, java.util.function.LongConsumer latency) {
+		this.reading = true;
+		long sentIn = this.epoch.getAsLong();
+		long sent = this.nanoClock.getAsLong();
+		// server (run_id), memory (eviction), persistence (append-only file), replication
+		CompletableFuture<String> info = server.info("default").toCompletableFuture();
+		CompletableFuture<List<Object>> marker = (this.guard != null)
+				? server.eval(Script.GUARD_READ, this.guardKeys, this.ids.get(), Long.toString(this.guard.millis()))
+					.toCompletableFuture()
+				: CompletableFuture.completedFuture(null);
+		return CompletableFuture.allOf(info, marker).handle((ok, error) -> {
+			long now = this.nanoClock.getAsLong();
+			if (this.epoch.getAsLong() != sentIn) {
+				return CompletableFuture.<Void>completedFuture(null);
+			}
+			if (error != null) {
+				if (this.guard == null && !Replies.withoutReply(error)) {
+					// single mode, INFO refused (an ACL without +info): nothing to hold
+					// the node back for, and no eviction policy known to refuse it for
+					this.seen = new Seen(sentIn, null, -1, now, null, false, false, true);
+				}
+				return CompletableFuture.<Void>completedFuture(null);
+			}
+			latency.accept(now - sent);
+			String text = info.join();
+			long uptime = parseUptimeSeconds(text);
+			Seen found = new Seen(sentIn, parseRunId(text), (uptime < 0) ? -1 : TimeUnit.SECONDS.toNanos(uptime), now,
+					evicting(text), "1".equals(field(text, "aof_enabled:")), wasReplica(text), this.guard == null);
+			if (this.guard == null) {
+				this.seen = found;
+				return CompletableFuture.<Void>completedFuture(null);
+			}
+			return judge(server, found, marker.join(), now);
+		}).thenCompose((done) -> done).whenComplete((ok, error) -> this.reading = false);
+	}
+
+	/** The guard's verdict on a marker read, ending a hold-back that is over. */
+	private CompletableFuture<Void> judge(Server server, Seen found, List<Object> marker, long now) {
+		this.guard.adopt(((Number) marker.get(2)).longValue());
+		String id = (String) marker.get(1);
+		if (((Number) marker.get(0)).longValue() == 0) {
+			// declared brand new: only while no master of these was ever seen marked (a
+			// deployment in use is not brand new, and a FLUSHALL does not make it so)
+			boolean fresh = found.runId != null && this.freshRunIds.contains(found.runId) && this.trustedId == null
+					&& !this.anyMarked.get();
+			if (!fresh && !held("nonce " + id, now)) {
+				this.seen = found.trusted(false);
+				return CompletableFuture.completedFuture(null);
+			}
+			return promote(server, found, id);
+		}
+		String vetted = (marker.size() > 3) ? (String) marker.get(3) : "";
+		boolean knownDataset = this.trustedId == null || this.trustedId.equals(id);
+		if (knownDataset && vetted.equals(found.runId)) {
+			trust(found, id, true);
+			return CompletableFuture.completedFuture(null);
+		}
+		if (!knownDataset) {
+			return held("dataset " + id, now) ? vet(server, found, id) : untrusted(found);
+		}
+		// a new server process with this dataset: it may lack the last writes, unless it
+		// keeps every write
+		return keepsEveryWrite(server, found).thenCompose(
+				(keeps) -> (keeps || held("process " + found.runId, now)) ? vet(server, found, id) : untrusted(found));
+	}
+
+	/**
+	 * Whether the hold-back of {@code what} (from its first sight, now or before) is
+	 * over; starts it if new.
+	 */
+	private boolean held(String what, long now) {
+		Hold current = this.hold;
+		Hold held = (current != null && current.what.equals(what)) ? current : new Hold(what, now);
+		this.hold = held;
+		return now - held.since >= holdBackNanos();
+	}
+
+	private CompletableFuture<Void> untrusted(Seen found) {
+		this.seen = found.trusted(false);
+		return CompletableFuture.completedFuture(null);
+	}
+
+	/**
+	 * Whether the server keeps every acknowledged write across a restart: an append-only
+	 * file with {@code appendfsync always}, on a server that was not a replica promoted
+	 * (whose data may lag its former master's). False when the configuration cannot be
+	 * read.
+	 */
+	private static CompletableFuture<Boolean> keepsEveryWrite(Server server, Seen found) {
+		if (!found.aofEnabled || found.promoted) {
+			return CompletableFuture.completedFuture(false);
+		}
+		return server.configGet("appendfsync").toCompletableFuture().handle((fsync, error) -> "always".equals(fsync));
+	}
+
+	/** Write the marker of a master held back long enough since it lost its data. */
+	private CompletableFuture<Void> promote(Server server, Seen found, String nonce) {
+		return server
+			.eval(Script.GUARD_PROMOTE, this.guardKeys, nonce, this.ids.get(),
+					Long.toString(this.guard.adoptedMillis()), String.valueOf(found.runId))
+			.toCompletableFuture()
+			.handle((promoted, error) -> {
+				if (this.epoch.getAsLong() == found.epoch) {
+					if (error == null && ((Number) promoted.get(0)).longValue() == 1) {
+						// a marker this engine wrote (or another wrote just before): no
+						// sign of a
+						// deployment in use, so other declared-fresh masters stay fresh
+						trust(found, (String) promoted.get(1), false);
+					}
+					else {
+						this.hold = null; // lost again since: the next read starts over
+						this.seen = found.trusted(false);
+					}
+				}
+				return null;
+			});
+	}
+
+	/** Record the server process as vetted on its dataset, and trust it. */
+	private CompletableFuture<Void> vet(Server server, Seen found, String id) {
+		return server.eval(Script.GUARD_VET, this.guardKeys, id, String.valueOf(found.runId))
+			.toCompletableFuture()
+			.handle((vetted, error) -> {
+				if (this.epoch.getAsLong() == found.epoch) {
+					if (error == null && ((Number) vetted.get(0)).longValue() == 1) {
+						trust(found, id, true);
+					}
+					else {
+						this.hold = null; // the dataset changed since: the next read
+											// starts over
+						this.seen = found.trusted(false);
+					}
+				}
+				return null;
+			});
+	}
+
+	/**
+	 * Trust the server's data from now on.
+	 * @param wasMarked whether the marker was there already when read (a deployment in
+	 * use), rather than just written for a master that lost its data or is brand new
+	 */
+	private void trust(Seen found, String id, boolean wasMarked) {
+		if (wasMarked) {
+			this.anyMarked.set(true);
+		}
+		this.trustedId = id;
+		this.hold = null;
+		this.seen = found.trusted(true);
+	}
+
+	/**
+	 * How long a master without its marker is held back: the longest guard of these
+	 * masters, widened so that it lasts that long in true time even on a clock that runs
+	 * fast by the drift factor.
+	 */
+	public long holdBackNanos() {
+		long guard = this.guard.adoptedNanos();
+		return guard + (long) Math.ceil(guard * this.clockDriftFactor / (1 - this.clockDriftFactor));
+	}
+
+	/** A granting script found no marker in {@code epoch}: the data was lost. */
+	public void dataLost(long epoch) {
+		Seen current = this.seen;
+		if (current.epoch == epoch && current.trusted) {
+			this.seen = current.trusted(false);
+		}
+	}
+
+	/** Whether a read is in flight. */
+	public boolean isReading() {
+		return this.reading;
+	}
+
+	/** Whether the state was read on the connection open now. */
+	public boolean isKnown() {
+		return this.seen.epoch == this.epoch.getAsLong();
+	}
+
+	/** Whether the guard trusts the server's data now (always, without a guard). */
+	public boolean isTrusted() {
+		Seen current = this.seen;
+		return current.epoch == this.epoch.getAsLong() && current.trusted;
+	}
+
+	/** The eviction policy that can drop lock keys, if the server has one; else null. */
+	public String evicting() {
+		Seen current = this.seen;
+		return (current.epoch == this.epoch.getAsLong()) ? current.evicting : null;
+	}
+
+	/** The server's {@code run_id} as read on the connection open now; else null. */
+	public String runId() {
+		Seen current = this.seen;
+		return (current.epoch == this.epoch.getAsLong()) ? current.runId : null;
+	}
+
+	/**
+	 * How long the server had been up when last read (its own account); -1 if unknown.
+	 */
+	public long uptimeNanos() {
+		Seen current = this.seen;
+		return (current.epoch == this.epoch.getAsLong() && current.uptimeNanos >= 0)
+				? current.uptimeNanos + (this.nanoClock.getAsLong() - current.readAt) : -1;
+	}
+
+	/**
+	 * How much longer the guard holds the server back; the whole hold-back if unknown.
+	 */
+	public long heldBackNanos() {
+		if (this.guard == null || isTrusted()) {
+			return 0;
+		}
+		Hold current = this.hold;
+		long full = holdBackNanos();
+		return (current == null) ? full : Math.max(0, current.since + full - this.nanoClock.getAsLong());
+	}
+
+	/** Why the guard holds the server back now, for messages; null if it does not. */
+	public String heldBackReason() {
+		if (this.guard == null || isTrusted()) {
+			return null;
+		}
+		Hold current = this.hold;
+		long guardSeconds = TimeUnit.NANOSECONDS.toSeconds(this.guard.adoptedNanos());
+		if (!isKnown() || current == null) {
+			return "held back by the restart guard until its dataset marker is read (rejoin-delay " + guardSeconds
+					+ " s)";
+		}
+		long left = TimeUnit.NANOSECONDS.toSeconds(heldBackNanos() + 999_999_999);
+		String why = current.what.startsWith("nonce")
+				? "it lost its data (restarted empty, flushed, or another server behind its address)"
+				: current.what.startsWith("process")
+						? "a new server process came up with its data (a restart from a snapshot or from an "
+								+ "append-only file without appendfsync always, or a failover to a replica), which may "
+								+ "lack the last writes"
+						: "another dataset than the one seen before is behind its address";
+		return "held back by the restart guard for another " + left + " s: " + why + " (rejoin-delay " + guardSeconds
+				+ " s)";
+	}
+
+	/**
+	 * The policy of an {@code INFO memory} text if it can evict keys with a TTL (a memory
+	 * limit and a policy other than {@code noeviction}), else null.
+	 */
+	public static String evicting(String memory) {
+		String policy = field(memory, "maxmemory_policy:");
+		String limit = field(memory, "maxmemory:");
+		if (policy == null || policy.equals("noeviction") || limit == null || limit.equals("0")) {
+			return null;
+		}
+		return policy;
+	}
+
+	/**
+	 * Whether an {@code INFO replication} text says the server took over from a master it
+	 * replicated ({@code master_replid2} set), so that its data may lag that master's.
+	 */
+	public static boolean wasReplica(String info) {
+		String replid2 = field(info, "master_replid2:");
+		return replid2 != null && !replid2.chars().allMatch((c) -> c == '0');
+	}
+
+	/** The {@code run_id} line of {@code INFO server}; null if there is none. */
+	public static String parseRunId(String info) {
+		String id = field(info, "run_id:");
+		return (id == null || id.isEmpty()) ? null : id;
+	}
+
+	/** The {@code uptime_in_seconds} line of {@code INFO server}; -1 if there is none. */
+	public static long parseUptimeSeconds(String info) {
+		String uptime = field(info, "uptime_in_seconds:");
+		try {
+			return (uptime != null) ? Long.parseLong(uptime) : -1;
+		}
+		catch (NumberFormatException ex) {
+			return -1;
+		}
+	}
+
+	private static String field(String info, String name) {
+		for (String line : info.split("\r?\n")) {
+			if (line.startsWith(name)) {
+				return line.substring(name.length()).trim();
+			}
+		}
+		return null;
+	}
+
+}

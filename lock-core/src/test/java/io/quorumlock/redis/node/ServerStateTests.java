@@ -1,0 +1,409 @@
+package io.quorumlock.redis.node;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.lettuce.core.RedisConnectionException;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The restart guard's judgement of one master, without Redis: a fake server answers INFO
+ * and the guard scripts as a real one would, on a fake clock and a fake epoch.
+ */
+class ServerStateTests {
+
+	private static final long GUARD = TimeUnit.SECONDS.toNanos(10);
+
+	private static final String INFO = "# Server\r\nrun_id:abc\r\nuptime_in_seconds:42\r\n";
+
+	private static final String NO_EVICTION = "maxmemory:0\r\nmaxmemory_policy:noeviction\r\n";
+
+	private static final String NOT_A_REPLICA = "master_replid2:0000000000000000000000000000000000000000\r\n";
+
+	private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+
+	private final AtomicLong epoch = new AtomicLong(1);
+
+	private final AtomicInteger ids = new AtomicInteger();
+
+	private final FakeServer server = new FakeServer();
+
+	private final AtomicBoolean anyMarked = new AtomicBoolean();
+
+	private final GuardRecord guard = new GuardRecord(GUARD);
+
+	private ServerState state(double drift, Set<String> fresh) {
+		return new ServerState(new String[] { "marker", "pending" }, this.epoch::get, this.clock::get, this.guard,
+				drift, fresh, this.anyMarked, () -> "id" + this.ids.incrementAndGet());
+	}
+
+	private void read(ServerState state) {
+		state.read(this.server, (nanos) -> {
+		}).join();
+	}
+
+	@Test
+	void theServerProcessTheMarkerVettedIsTrustedAtOnce() {
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		assertThat(state.runId()).isEqualTo("abc");
+		assertThat(state.heldBackNanos()).isZero();
+	}
+
+	@Test
+	void aRestartThatKeepsEveryWriteVotesAtOnceWhateverItsNewRunId() {
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		read(state);
+		this.epoch.incrementAndGet(); // restarted from its append-only file, fsync always
+		this.server.info = "run_id:other\r\nuptime_in_seconds:0\r\naof_enabled:1\r\n" + NOT_A_REPLICA;
+		this.server.appendfsync = "always";
+		assertThat(state.isTrusted()).as("unknown on the new connection until read").isFalse();
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		assertThat(state.runId()).isEqualTo("other");
+		assertThat(this.server.vetted).as("the new process recorded").isEqualTo("other");
+	}
+
+	@Test
+	void aRestartFromASnapshotIsHeldBackForTheGuardThenVetted() {
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		read(state);
+		this.epoch.incrementAndGet(); // restarted from an RDB snapshot: the marker, not
+										// the last keys
+		this.server.info = "run_id:other\r\nuptime_in_seconds:0\r\naof_enabled:0\r\n";
+		read(state);
+		assertThat(state.isTrusted()).isFalse();
+		assertThat(state.heldBackReason()).contains("a new server process came up with its data");
+		this.clock.addAndGet(GUARD);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		assertThat(this.server.vetted).isEqualTo("other");
+	}
+
+	@Test
+	void anAppendOnlyFileWithoutFsyncAlwaysOrAPromotedReplicaIsHeldBack() {
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		this.server.info = "run_id:other\r\naof_enabled:1\r\n" + NOT_A_REPLICA;
+		this.server.appendfsync = "everysec";
+		read(state);
+		assertThat(state.isTrusted()).isFalse();
+		this.server.appendfsync = "always";
+		this.server.info = "run_id:other\r\naof_enabled:1\r\nmaster_replid2:8f3c\r\n";
+		read(state);
+		assertThat(state.isTrusted()).as("a replica promoted may lag its former master").isFalse();
+		this.server.info = "run_id:other\r\naof_enabled:1\r\n" + NOT_A_REPLICA;
+		this.server.configRefused = true;
+		read(state);
+		assertThat(state.isTrusted()).as("fsync policy unknown: held back").isFalse();
+	}
+
+	@Test
+	void aServerWithoutItsMarkerIsHeldBackForTheGuardOnTheEnginesOwnClockThenMarked() {
+		ServerState state = state(0, Set.of());
+		read(state);
+		assertThat(state.isTrusted()).isFalse();
+		assertThat(this.server.nonce).as("the loss named by a nonce").isNotNull();
+		assertThat(state.heldBackNanos()).isEqualTo(GUARD);
+		assertThat(state.heldBackReason()).contains("lost its data").contains("another 10 s");
+		this.clock.addAndGet(GUARD - 1);
+		read(state);
+		assertThat(state.isTrusted()).isFalse();
+		assertThat(this.server.marker).isNull();
+		this.clock.addAndGet(1);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		assertThat(this.server.marker).as("written once held back long enough").isNotNull();
+		assertThat(this.server.nonce).isNull();
+	}
+
+	@Test
+	void theHoldBackIsWidenedByTheClockDriftFactor() {
+		ServerState state = state(0.01, Set.of());
+		assertThat(state.holdBackNanos()).isGreaterThan(GUARD + GUARD / 100);
+		read(state);
+		this.clock.addAndGet(GUARD + GUARD / 100);
+		read(state);
+		assertThat(state.isTrusted()).isFalse();
+		this.clock.addAndGet(GUARD / 50);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+	}
+
+	@Test
+	void theHoldBackGoesOnAcrossReconnectsWhileTheSameLossIsPending() {
+		ServerState state = state(0, Set.of());
+		read(state);
+		this.clock.addAndGet(GUARD / 2);
+		this.epoch.incrementAndGet(); // a network blip: the pending record is still there
+		read(state);
+		this.clock.addAndGet(GUARD / 2);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+	}
+
+	@Test
+	void aFurtherLossDuringTheHoldBackStartsItOver() {
+		ServerState state = state(0, Set.of());
+		read(state);
+		this.clock.addAndGet(GUARD / 2);
+		this.server.flush(); // lost again: the nonce is gone, a new one is made
+		this.epoch.incrementAndGet();
+		read(state);
+		this.clock.addAndGet(GUARD / 2);
+		read(state);
+		assertThat(state.isTrusted()).as("only half a guard since the second loss").isFalse();
+		this.clock.addAndGet(GUARD / 2);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+	}
+
+	@Test
+	void aPromotionRefusedBecauseTheDataWasLostAgainLeavesTheMasterHeldBack() {
+		ServerState state = state(0, Set.of());
+		read(state);
+		this.clock.addAndGet(GUARD);
+		this.server.loseBeforePromote = true;
+		read(state);
+		assertThat(state.isTrusted()).isFalse();
+		assertThat(this.server.marker).isNull();
+	}
+
+	@Test
+	void anotherDatasetBehindTheAddressIsHeldBackFromWhenItWasFirstSeen() {
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		read(state);
+		// the address now reaches a server with a marker of its own
+		this.epoch.incrementAndGet();
+		this.server.mark("d2", "xyz");
+		this.server.info = "run_id:xyz\r\n";
+		read(state);
+		assertThat(state.isTrusted()).isFalse();
+		assertThat(state.heldBackReason()).contains("another dataset");
+		this.clock.addAndGet(GUARD);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		assertThat(this.server.marker).as("its marker is left as it is").isEqualTo("d2");
+	}
+
+	@Test
+	void aServerDeclaredBrandNewIsMarkedAtOnce() {
+		ServerState state = state(0, Set.of("abc"));
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		assertThat(this.server.marker).isNotNull();
+	}
+
+	@Test
+	void everyMasterDeclaredBrandNewIsMarkedAtOnceNotOnlyTheFirst() {
+		ServerState first = state(0, Set.of("abc"));
+		read(first);
+		assertThat(first.isTrusted()).isTrue();
+		this.server.flush(); // the second master: its own empty dataset
+		ServerState second = state(0, Set.of("abc"));
+		read(second);
+		assertThat(second.isTrusted()).as("a marker the engine wrote itself is no deployment in use").isTrue();
+	}
+
+	@Test
+	void aServerDeclaredBrandNewButFlushedAfterItWasInUseIsHeldBack() {
+		ServerState state = state(0, Set.of("abc"));
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		this.server.flush(); // the same process, its lock keys gone
+		read(state);
+		assertThat(state.isTrusted()).as("a deployment in use is not brand new").isFalse();
+		// nor for an engine that never saw this master, once it saw another one marked
+		this.anyMarked.set(true);
+		ServerState other = new ServerState(new String[] { "marker", "pending" }, this.epoch::get, this.clock::get,
+				this.guard, 0, Set.of("abc"), this.anyMarked, () -> "other-id");
+		read(other);
+		assertThat(other.isTrusted()).isFalse();
+	}
+
+	@Test
+	void aLongerGuardRecordedByAnotherEngineIsAdopted() {
+		ServerState state = state(0, Set.of());
+		this.server.recordedGuard = TimeUnit.NANOSECONDS.toMillis(3 * GUARD);
+		read(state);
+		this.clock.addAndGet(GUARD);
+		read(state);
+		assertThat(state.isTrusted()).as("held back for the longest guard of these masters").isFalse();
+		this.clock.addAndGet(2 * GUARD);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		assertThat(this.server.promotedGuard).isEqualTo(TimeUnit.NANOSECONDS.toMillis(3 * GUARD));
+	}
+
+	@Test
+	void aGrantThatFoundNoMarkerHoldsTheMasterBackUntilReadAgain() {
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		read(state);
+		state.dataLost(this.epoch.get() - 1); // an answer from an earlier connection
+		assertThat(state.isTrusted()).isTrue();
+		state.dataLost(this.epoch.get());
+		assertThat(state.isTrusted()).isFalse();
+	}
+
+	@Test
+	void anAnswerFromAnEarlierConnectionIsNotBelieved() {
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		this.server.beforeAnswer = this.epoch::incrementAndGet;
+		read(state);
+		assertThat(state.isKnown()).isFalse();
+		assertThat(state.isTrusted()).isFalse();
+	}
+
+	@Test
+	void aReadThatFailsLeavesTheStateUnknown() {
+		ServerState state = state(0, Set.of());
+		this.server.fail = true;
+		read(state);
+		assertThat(state.isKnown()).isFalse();
+	}
+
+	@Test
+	void withoutAGuardTheDataIsTrustedOnceRead() {
+		ServerState state = new ServerState(new String[] { "marker", "pending" }, this.epoch::get, this.clock::get,
+				null, 0, Set.of(), new AtomicBoolean(), () -> "id");
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		assertThat(this.server.scripts).isEmpty();
+	}
+
+	@Test
+	void anEvictionPolicyWithAMemoryLimitIsReported() {
+		assertThat(ServerState.evicting(NO_EVICTION)).isNull();
+		assertThat(ServerState.evicting("maxmemory:0\r\nmaxmemory_policy:volatile-lru\r\n")).isNull();
+		assertThat(ServerState.evicting("maxmemory:1000000\r\nmaxmemory_policy:noeviction\r\n")).isNull();
+		assertThat(ServerState.evicting("maxmemory:1000000\r\nmaxmemory_policy:volatile-lru\r\n"))
+			.isEqualTo("volatile-lru");
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		this.server.info = INFO + "maxmemory:1000000\r\nmaxmemory_policy:allkeys-lru\r\n";
+		read(state);
+		assertThat(state.evicting()).isEqualTo("allkeys-lru");
+	}
+
+	@Test
+	void parsesTheServerSection() {
+		assertThat(ServerState.parseRunId(INFO)).isEqualTo("abc");
+		assertThat(ServerState.parseUptimeSeconds(INFO)).isEqualTo(42);
+		assertThat(ServerState.parseRunId("run_id:\r\n")).isNull();
+		assertThat(ServerState.parseUptimeSeconds("uptime_in_seconds:x\r\n")).isEqualTo(-1);
+		assertThat(ServerState.parseUptimeSeconds("")).isEqualTo(-1);
+	}
+
+	/** The guard scripts' effect, as the real ones have it on one server. */
+	private static final class FakeServer implements ServerState.Server {
+
+		String info = INFO + NO_EVICTION;
+
+		String marker;
+
+		String vetted;
+
+		String appendfsync = "everysec";
+
+		boolean configRefused;
+
+		String nonce;
+
+		long recordedGuard;
+
+		long promotedGuard;
+
+		boolean loseBeforePromote;
+
+		boolean fail;
+
+		Runnable beforeAnswer = () -> {
+		};
+
+		final List<String> scripts = new ArrayList<>();
+
+		void mark(String id, String runId) {
+			this.marker = id;
+			this.vetted = runId;
+		}
+
+		void flush() {
+			this.marker = null;
+			this.vetted = null;
+			this.nonce = null;
+			this.recordedGuard = 0;
+		}
+
+		@Override
+		public CompletionStage<String> info(String section) {
+			if (this.fail) {
+				return CompletableFuture.failedFuture(new RedisConnectionException("down"));
+			}
+			this.beforeAnswer.run();
+			return CompletableFuture.completedFuture(this.info);
+		}
+
+		@Override
+		public CompletionStage<String> configGet(String parameter) {
+			return this.configRefused ? CompletableFuture.failedFuture(new RedisConnectionException("NOPERM"))
+					: CompletableFuture.completedFuture(this.appendfsync);
+		}
+
+		@Override
+		public CompletionStage<List<Object>> eval(Script script, String[] keys, String... args) {
+			this.scripts.add(script.name());
+			if (script == Script.GUARD_READ) {
+				this.recordedGuard = Math.max(this.recordedGuard, Long.parseLong(args[1]));
+				if (this.marker != null) {
+					return CompletableFuture.completedFuture(
+							List.of(1L, this.marker, this.recordedGuard, (this.vetted != null) ? this.vetted : ""));
+				}
+				if (this.nonce == null) {
+					this.nonce = args[0];
+				}
+				return CompletableFuture.completedFuture(List.of(0L, this.nonce, this.recordedGuard));
+			}
+			if (script == Script.GUARD_VET) {
+				if (!args[0].equals(this.marker)) {
+					return CompletableFuture.completedFuture(List.of(0L));
+				}
+				this.vetted = args[1];
+				return CompletableFuture.completedFuture(List.of(1L));
+			}
+			if (this.loseBeforePromote) {
+				flush();
+			}
+			if (this.marker != null) {
+				return CompletableFuture.completedFuture(List.of(1L, this.marker));
+			}
+			if (!args[0].equals(this.nonce)) {
+				return CompletableFuture.completedFuture(List.of(0L));
+			}
+			this.marker = args[1];
+			this.promotedGuard = Long.parseLong(args[2]);
+			this.vetted = args[3];
+			this.nonce = null;
+			return CompletableFuture.completedFuture(List.of(1L, this.marker));
+		}
+
+	}
+
+}

@@ -6,7 +6,7 @@
 #   benchmarks/run.sh --smoke   every benchmark once, briefly, in-process (under a minute):
 #                               writes benchmarks/target/smoke/<date>.{json,md}; timings are printed, never asserted
 #
-# Then the scale scenarios of issue 19 (ScaleRunner: held leases, waiters, a stalled master,
+# Then the scale scenarios (ScaleRunner: held leases, waiters, a stalled master,
 # contention across processes; each case in its own JVM): <date>-scale.{json,md} next to the others.
 #
 # Options: --no-build uses the last build (./mvnw verify or package made it); --held-sizes 1000,10000
@@ -133,7 +133,7 @@ else
 		|| status=$?
 fi
 
-# the scale scenarios (issue 19); the waiters need a Java 21+
+# the scale scenarios; the waiters need a Java 21+
 java_feature() { # the feature release of the JDK at $1 (e.g. 25), or 0
 	local version
 	[[ -x "$1/bin/java" && -f "$1/release" ]] || { echo 0; return; }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.OptionalInt;
 
 /**
  * Read-only view of a registry for operators: its mode, its nodes and the leases this
@@ -268,7 +269,7 @@ public interface RegistryStatus {
 	 * @param slot the permit slot it owns, for a permit; empty otherwise
 	 */
 	record HeldLease(String lock, List<String> keys, Instant heldSince, Duration remaining, OptionalLong fencingToken,
-			int holdCount, String mode, java.util.OptionalInt slot) {
+			int holdCount, String mode, OptionalInt slot) {
 
 		/**
 		 * An exclusive lease.

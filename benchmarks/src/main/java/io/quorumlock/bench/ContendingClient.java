@@ -9,6 +9,7 @@ import java.time.Duration;
 
 import io.quorumlock.bench.candidates.Candidate;
 import io.quorumlock.bench.candidates.LockClient;
+import java.io.BufferedOutputStream;
 
 /**
  * One client process of {@link ProcessContention}: {@code ContendingClient candidate key
@@ -72,7 +73,7 @@ final class ContendingClient {
 			}
 		}
 		try (OutputStream file = Files.newOutputStream(Path.of(args[3]));
-				DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(file))) {
+				DataOutputStream out = new DataOutputStream(new BufferedOutputStream(file))) {
 			out.writeInt(recorded);
 			for (int i = 0; i < recorded; i++) {
 				out.writeLong(waits[i]);

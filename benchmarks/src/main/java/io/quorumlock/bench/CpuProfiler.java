@@ -16,6 +16,8 @@ import org.openjdk.jmh.results.ScalarResult;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.RedisURI;
+import java.lang.management.OperatingSystemMXBean;
 
 /**
  * CPU time per operation on both sides of the wire: this JVM's process CPU time, and the
@@ -46,7 +48,7 @@ public class CpuProfiler implements InternalProfiler {
 			int n = (nodes != null) ? Integer.parseInt(nodes) : 1;
 			this.client = RedisClient.create();
 			for (String node : BenchNodes.first(n)) {
-				this.connections.add(this.client.connect(io.lettuce.core.RedisURI.create(node)));
+				this.connections.add(this.client.connect(RedisURI.create(node)));
 			}
 		}
 		this.redisStart = redisCpuSeconds();
@@ -74,7 +76,7 @@ public class CpuProfiler implements InternalProfiler {
 	}
 
 	private static long jvmCpuNanos() {
-		java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+		OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
 		if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
 			return sun.getProcessCpuTime();
 		}

@@ -21,7 +21,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 
 /**
- * Scenario 1 of issue 19, many leases held at once: {@code HeldLeases candidate count
+ * The scale scenario of many leases held at once: {@code HeldLeases candidate count
  * nodes leaseMs cycles}. Takes one lease held to the end (so that the client never holds
  * none, see {@code main}), warms up, takes {@code count} leases on distinct keys (256 in
  * flight) and holds them for {@code cycles} renewal periods (lease/3 each), then prints

@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.integration.redis.util.RedisLockRegistry;
 
 /**
  * What a benchmark report says of where it ran: the machine, the JDK, the Redis servers
@@ -46,10 +48,10 @@ final class Machine {
 		v.put("jmh", org.openjdk.jmh.util.Version.getPlainVersion());
 		v.put("lettuce", version("io.lettuce", "lettuce-core", RedisClient.class));
 		v.put("redisson", version("org.redisson", "redisson", org.redisson.Redisson.class));
-		v.put("springIntegration", version("org.springframework.integration", "spring-integration-redis",
-				org.springframework.integration.redis.util.RedisLockRegistry.class));
-		v.put("springDataRedis", version("org.springframework.data", "spring-data-redis",
-				org.springframework.data.redis.connection.RedisConnectionFactory.class));
+		v.put("springIntegration",
+				version("org.springframework.integration", "spring-integration-redis", RedisLockRegistry.class));
+		v.put("springDataRedis",
+				version("org.springframework.data", "spring-data-redis", RedisConnectionFactory.class));
 		v.put("springFramework", org.springframework.core.SpringVersion.getVersion());
 		v.put("springBoot", org.springframework.boot.SpringBootVersion.getVersion());
 		v.put("netty", version("io.netty", "netty-transport", io.netty.channel.Channel.class));

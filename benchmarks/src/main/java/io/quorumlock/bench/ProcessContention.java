@@ -10,9 +10,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.io.BufferedInputStream;
 
 /**
- * Scenario 4 of issue 19, contention across processes: {@code clients} separate JVMs
+ * The scale scenario of contention across processes: {@code clients} separate JVMs
  * ({@link ContendingClient}) on one key of the first master. Once all are ready they warm
  * up together for {@code warmupMs}, then measure for {@code measureMs}. The warm-up is
  * long (20 s in a full run): four fresh JVMs on two cores keep their JIT compilers busy
@@ -139,7 +140,7 @@ final class ProcessContention {
 
 	private static long[] concat(long[] all, Path file) throws IOException {
 		try (InputStream in = Files.newInputStream(file);
-				DataInputStream data = new DataInputStream(new java.io.BufferedInputStream(in))) {
+				DataInputStream data = new DataInputStream(new BufferedInputStream(in))) {
 			int n = data.readInt();
 			long[] merged = Arrays.copyOf(all, all.length + n);
 			for (int i = 0; i < n; i++) {

@@ -188,7 +188,7 @@ final class ReportMarkdown {
 		}
 
 		SharedScenarios.markdown(md, this.report, this.report.plan(), this.report.failures());
-		md.append("\n### Targets (issue 7)\n\n| target | measured | status |\n|---|---|---|\n");
+		md.append("\n### Targets\n\n| target | measured | status |\n|---|---|---|\n");
 		for (Map<String, Object> t : this.targets) {
 			md.append("| ")
 				.append(t.get("target"))

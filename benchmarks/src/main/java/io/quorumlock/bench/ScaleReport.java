@@ -9,10 +9,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Predicate;
+import java.io.IOException;
 
 /**
  * The scale scenarios' report: the JSON (every figure of every case) and the markdown
- * (one table per scenario, the targets of issue 19, the load the machine was under).
+ * (one table per scenario, the targets, the load the machine was under).
  */
 final class ScaleReport {
 
@@ -93,7 +94,7 @@ final class ScaleReport {
 
 	String markdown() {
 		StringBuilder md = new StringBuilder();
-		md.append("## quorumlock at scale (issue 19), ").append(this.startedAt.toLocalDate()).append("\n\n");
+		md.append("## quorumlock at scale, ").append(this.startedAt.toLocalDate()).append("\n\n");
 		Map<String, Object> m = this.machine;
 		md.append(String.format(Locale.ROOT,
 				"%s run, %.0f s in all, each case in a fresh JVM. Machine: %s cores, %s; waiters on %s. %s. "
@@ -174,7 +175,7 @@ final class ScaleReport {
 					fmt(num(r, "waitMaxUs") / 1000, 1), f(r, "fairness", 2), r.get("opsPerClient"), f(r, "timeouts", 0),
 					f(r, "violations", 0)));
 		}
-		md.append("\n### Targets (issue 19)\n\n| target | measured | status |\n|---|---|---|\n");
+		md.append("\n### Targets\n\n| target | measured | status |\n|---|---|---|\n");
 		for (Map<String, Object> t : this.targets.list()) {
 			md.append(row(t.get("target"), t.get("measured"), t.get("status")));
 		}
@@ -222,7 +223,7 @@ final class ScaleReport {
 			String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
 			return String.format(Locale.ROOT, "%s %s %s", parts[0], parts[1], parts[2]);
 		}
-		catch (java.io.IOException | RuntimeException ex) {
+		catch (IOException | RuntimeException ex) {
 			return "?";
 		}
 	}

@@ -16,9 +16,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
- * The scale scenarios of issue 19 (held leases, waiters, a stalled master, contention
- * across processes), each case in its own JVM, after {@link BenchRunner} in
- * {@code run.sh}. Writes {@code <date>-scale.json} and {@code <date>-scale.md} through
+ * The scale scenarios (held leases, waiters, a stalled master, contention across
+ * processes), each case in its own JVM, after {@link BenchRunner} in {@code run.sh}.
+ * Writes {@code <date>-scale.json} and {@code <date>-scale.md} through
  * {@link ScaleReport}. Takes BenchRunner's options ({@code --smoke}, {@code --only},
  * {@code --out}, {@code --name}; the others are ignored) and its own:
  * {@code --held-sizes 1000,10000,100000}, {@code --waiters 10000},

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadFactory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 
 /**
  * Small helpers shared by the scale scenarios ({@link HeldLeases}, {@link Waiters},
@@ -118,8 +120,8 @@ final class ScaleSupport {
 				throw new IllegalStateException("kill -" + signal + " " + pid + " exited " + kill.exitValue());
 			}
 		}
-		catch (java.io.IOException ex) {
-			throw new java.io.UncheckedIOException(ex);
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -10,7 +10,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The targets of issue 19, checked against a {@link ScaleReport}'s figures. */
+/**
+ * The targets of the scale scenarios, checked against a {@link ScaleReport}'s figures.
+ */
 final class ScaleTargets {
 
 	/**

@@ -12,9 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.quorumlock.bench.candidates.Candidate;
 import io.quorumlock.bench.candidates.LockClient;
+import java.util.Arrays;
 
 /**
- * Scenario 3 of issue 19, a stalled master: {@code StalledMaster phaseMs warmupMs threads
+ * The scale scenario of a stalled master: {@code StalledMaster phaseMs warmupMs threads
  * candidates pid} on the first 3 masters, where {@code pid} is the third master's process
  * (started by run.sh). Every candidate is opened first, then measured healthy, then the
  * third master is stopped ({@code kill -STOP}) and every candidate measured again, then
@@ -178,7 +179,7 @@ final class StalledMaster {
 
 		void add(long value) {
 			if (this.count == this.nanos.length) {
-				this.nanos = java.util.Arrays.copyOf(this.nanos, this.count * 2);
+				this.nanos = Arrays.copyOf(this.nanos, this.count * 2);
 			}
 			this.nanos[this.count++] = value;
 		}

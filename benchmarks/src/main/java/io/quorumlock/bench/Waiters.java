@@ -15,7 +15,7 @@ import io.quorumlock.bench.candidates.Candidate;
 import io.quorumlock.bench.candidates.LockClient;
 
 /**
- * Scenario 2 of issue 19, many waiters: {@code Waiters candidate waiters keys rounds
+ * The scale scenario of many waiters: {@code Waiters candidate waiters keys rounds
  * capMs} on Java 21+, one master. Each key is first held by a gate (a platform thread);
  * {@code waiters} virtual threads (waiter i on key i mod keys) then lock, run an empty
  * critical section and unlock, over and over. With every waiter blocked behind the gates:

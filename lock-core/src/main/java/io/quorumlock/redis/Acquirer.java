@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.redis.node.Timers;
+import java.util.Optional;
 
 /**
  * Starts {@link Acquisition}s and holds, once per engine, the parts every acquisition
@@ -104,8 +105,7 @@ final class Acquirer {
 	private void deliver(RedisLease lease, CompletableFuture<RedisLease> result) {
 		if (!lease.isValid()) {
 			// slow listeners (or a starved machine) used up an unrenewed lease's
-			// validity:
-			// a lease that is no longer held never reaches the caller
+			// validity: a lease that is no longer held never reaches the caller
 			this.releaser.releaseAsync(lease).exceptionally((error) -> null);
 			result.completeExceptionally(new LockNotAcquiredException(lease.request().describe()
 					+ ": not acquired, its validity ran out before it could be handed over (listeners took "
@@ -156,8 +156,8 @@ final class Acquirer {
 		Acquirer parts = this.slots;
 		if (parts == null) {
 			parts = new Acquirer(this.voters, this.gates, this.signals, this.timers, this.validity, this.watchdog,
-					new Listeners(java.util.List.of(), null), this.releaser, this.leases, this.nodeTimeoutNanos,
-					this.tokens, this.pending);
+					new Listeners(List.of(), null), this.releaser, this.leases, this.nodeTimeoutNanos, this.tokens,
+					this.pending);
 			this.slots = parts;
 		}
 		return parts;
@@ -181,6 +181,6 @@ final class Acquirer {
 	/** A shared request, to pick the shared gates. */
 	private static final ResolvedRequest SHARED = new ResolvedRequest(
 			io.quorumlock.LockRequest.of("-").mode(io.quorumlock.LockMode.SHARED), java.util.List.of(),
-			java.time.Duration.ofSeconds(1), java.time.Duration.ZERO, false, java.util.Optional.empty());
+			Duration.ofSeconds(1), Duration.ZERO, false, Optional.empty());
 
 }

@@ -123,8 +123,8 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			if (this.granted < this.keys.size()) {
 				this.validUntil = Math.min(this.validUntil, until);
 				if (this.granted < this.gates) {
-					attempt(); // re-taking keys after a failed proof: their gates are
-								// ours
+					// re-taking keys after a failed proof: their gates are ours
+					attempt();
 				}
 				else {
 					enterGate();
@@ -140,19 +140,17 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			return;
 		}
 		// Not granted: undo this round on every node, including those that did not
-		// answer,
-		// since a late SET may still land. The undo names this round's own token, so
-		// whenever it arrives it deletes nothing of a later round's.
+		// answer, since a late SET may still land. The undo names this round's own token,
+		// so whenever it arrives it deletes nothing of a later round's.
 		CompletableFuture<?> undo = (tally.yes() > 0 || !tally.failures().isEmpty())
 				? this.parts.voters.release(key, token, this.leaseNanos) : CompletableFuture.completedFuture(null);
 		boolean waitOver = now - this.deadline >= 0 || this.result.isDone();
 		if (tally.split() && !this.result.isDone() && now - this.startedAt < this.parts.splitWindowNanos) {
 			// A split vote: several contenders took some nodes each at once, none a
-			// quorum,
-			// and every one of them undoes its round. Each retries after a short jitter,
-			// even without a wait, so that "try once" never means "everyone gives up":
-			// the
-			// first to retry takes the key, and the others find it held and stop.
+			// quorum, and every one of them undoes its round. Each retries after a short
+			// jitter, even without a wait, so that "try once" never means "everyone gives
+			// up": the first to retry takes the key, and the others find it held and
+			// stop.
 			undo.whenComplete((ok, error) -> retrySplit());
 			return;
 		}
@@ -180,8 +178,8 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 		this.intent.lost(this.parts, key, now);
 		if (!this.subscribed) {
 			// First contention: subscribe to the release channel, then try again at once,
-			// so
-			// that a release between the failed round and the subscription is not missed.
+			// so that a release between the failed round and the subscription is not
+			// missed.
 			this.subscribed = true;
 			String channel = LockKeys.channel(key);
 			CompletableFuture<Void> confirmed = this.parts.signals.subscribe(channel);

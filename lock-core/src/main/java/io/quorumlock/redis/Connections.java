@@ -1,6 +1,5 @@
 package io.quorumlock.redis;
 
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -27,8 +26,6 @@ import io.quorumlock.redis.node.Transport;
  * after every second, and closed with the engine.
  */
 final class Connections implements AutoCloseable {
-
-	private static final System.Logger log = System.getLogger(QuorumLockEngine.class.getName());
 
 	private final List<RedisNode> nodes;
 

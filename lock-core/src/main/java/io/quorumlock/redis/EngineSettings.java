@@ -17,6 +17,7 @@ import io.lettuce.core.resource.ClientResources;
 import io.quorumlock.LockListener;
 import io.quorumlock.LockOptions;
 import io.quorumlock.LockRules;
+import java.util.ArrayList;
 
 /**
  * An engine's settings, checked and immutable: what {@link QuorumLockEngine.Builder}
@@ -39,7 +40,7 @@ record EngineSettings(List<RedisURI> nodes, List<RedisURI> clusterSeeds, String 
 		OnLeaseLost onLeaseLost, RestartGuard guard, int syncReplicas, Duration fencingCounterTtl, int maxKeyLength,
 		SslOptions sslOptions, Executor asyncExecutor, Set<String> freshRunIds, boolean evictionAllowed) {
 
-	private static final System.Logger log = System.getLogger(QuorumLockEngine.class.getName());
+	private static final System.Logger log = System.getLogger(EngineSettings.class.getName());
 
 	/** Built in defaults: lease 30 s, no wait, renew. */
 	static final LockOptions BUILT_IN = LockOptions.none()
@@ -52,7 +53,7 @@ record EngineSettings(List<RedisURI> nodes, List<RedisURI> clusterSeeds, String 
 	 * @throws IllegalArgumentException for a bad setting, naming it and its value
 	 */
 	static EngineSettings of(EngineBuilder b) {
-		List<RedisURI> all = new java.util.ArrayList<>();
+		List<RedisURI> all = new ArrayList<>();
 		for (String uri : b.uris) {
 			all.add(NodeUri.parse(uri));
 		}
@@ -96,8 +97,7 @@ record EngineSettings(List<RedisURI> nodes, List<RedisURI> clusterSeeds, String 
 				b.nodeTimeout));
 		Map<String, Duration> leases = new LinkedHashMap<>();
 		// with guardFromDeclaredLeases, the default lease counts only when something
-		// relies
-		// on it: an instance without a lease of its own, or nothing else declared
+		// relies on it: an instance without a lease of its own, or nothing else declared
 		if (!b.guardFromDeclaredLeases || (b.declaredLeases.isEmpty() && b.instances.isEmpty())
 				|| b.instances.values().stream().anyMatch((options) -> options.lease().isEmpty())) {
 			leases.put("defaults", effective.lease().orElseThrow());

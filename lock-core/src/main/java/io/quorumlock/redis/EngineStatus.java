@@ -21,7 +21,7 @@ import io.quorumlock.redis.node.Timers;
  */
 final class EngineStatus {
 
-	private static final System.Logger log = System.getLogger(QuorumLockEngine.class.getName());
+	private static final System.Logger log = System.getLogger(EngineStatus.class.getName());
 
 	private final List<RedisNode> nodes;
 

@@ -32,8 +32,8 @@ final class Execution {
 			releaseAfter(lease, wrapped);
 			throw wrapped;
 		}
-		lease.release(); // a loss while the action ran is the outcome (on-lease-lost:
-							// throw)
+		// a loss while the action ran is the outcome (on-lease-lost: throw)
+		lease.release();
 		return value;
 	}
 

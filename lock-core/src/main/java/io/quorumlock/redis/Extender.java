@@ -165,8 +165,8 @@ final class Extender {
 				return retried;
 			}
 			if (lease.isReleased() || lease.lost() != null) {
-				return CompletableFuture.completedFuture(false); // released or found
-																	// expired
+				// released or found expired
+				return CompletableFuture.completedFuture(false);
 			}
 			// measured from the answers, so the keys are never kept too briefly
 			long holdUntil = (holdAtLeast != null) ? this.timers.nanoTime() + holdAtLeast.toNanos() : lease.holdUntil();

@@ -125,10 +125,9 @@ final class Fencing {
 			check(lease, increments, "incremented");
 			long token = max.get();
 			// one node and one key: its counter is the token. Several keys take the
-			// largest
-			// of their counters, which every key's counter is then raised to, on one node
-			// as
-			// on many, or a later holder of one of them would get a smaller token
+			// largest of their counters, which every key's counter is then raised to, on
+			// one node as on many, or a later holder of one of them would get a smaller
+			// token
 			if (this.voters.quorum() == 1 && this.voters.size() == 1 && keys.size() == 1) {
 				return CompletableFuture.completedFuture(valid(lease, token));
 			}

@@ -2,6 +2,7 @@ package io.quorumlock.redis;
 
 import java.util.concurrent.CompletableFuture;
 import io.quorumlock.redis.node.Timers;
+import java.time.Duration;
 
 /**
  * What a granted {@link RedisLease} asks of the engine: its release, its fencing token,
@@ -49,11 +50,11 @@ final class Leases {
 		return this.fencing.tokenAsync(lease);
 	}
 
-	boolean extend(RedisLease lease, java.time.Duration length, java.time.Duration holdAtLeast) {
+	boolean extend(RedisLease lease, Duration length, Duration holdAtLeast) {
 		return this.extender.extendForCaller(lease, length, holdAtLeast);
 	}
 
-	CompletableFuture<Boolean> extendAsync(RedisLease lease, java.time.Duration length) {
+	CompletableFuture<Boolean> extendAsync(RedisLease lease, Duration length) {
 		return this.extender.extendAsync(lease, length);
 	}
 

@@ -4,6 +4,10 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 
 /**
  * Per-key FIFO gates that make the threads of this JVM queue locally for a key, so that
@@ -126,8 +130,8 @@ class LocalGates {
 	}
 
 	/** Leases holding gates now (and shared leases held), each once. */
-	java.util.Collection<RedisLease> leases() {
-		java.util.Set<RedisLease> leases = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+	Collection<RedisLease> leases() {
+		Set<RedisLease> leases = Collections.newSetFromMap(new IdentityHashMap<>());
 		if (this.shared != null) {
 			leases.addAll(this.shared.leases());
 		}

@@ -1,5 +1,7 @@
 package io.quorumlock.redis;
 
+import java.util.OptionalInt;
+
 /**
  * What the lock modes change outside the rounds: fencing tokens are issued to exclusive
  * holders only. A token orders the holders of one key, one after another; shared holders
@@ -23,12 +25,12 @@ final class LockModes {
 	}
 
 	/** The permit slot a permit lease owns, else empty. */
-	static java.util.OptionalInt slot(ResolvedRequest request) {
+	static OptionalInt slot(ResolvedRequest request) {
 		if (request.request().permits() <= 1) {
-			return java.util.OptionalInt.empty();
+			return OptionalInt.empty();
 		}
 		String key = request.redisKeys().get(0);
-		return java.util.OptionalInt.of(Integer.parseInt(key.substring(LockKeys.permitBase(key).length() + 8)));
+		return OptionalInt.of(Integer.parseInt(key.substring(LockKeys.permitBase(key).length() + 8)));
 	}
 
 	/** Why this lease has no fencing token, or null if it may have one. */

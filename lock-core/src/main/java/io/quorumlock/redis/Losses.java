@@ -10,7 +10,7 @@ import io.quorumlock.LeaseLostException;
  */
 final class Losses {
 
-	private static final System.Logger log = System.getLogger(QuorumLockEngine.class.getName());
+	private static final System.Logger log = System.getLogger(Losses.class.getName());
 
 	private final Listeners listener;
 

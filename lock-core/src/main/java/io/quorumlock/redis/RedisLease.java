@@ -13,6 +13,7 @@ import io.netty.util.Timeout;
 import io.quorumlock.LeaseLostException;
 import io.quorumlock.Lease;
 import io.quorumlock.redis.node.Replies;
+import java.util.OptionalLong;
 
 /**
  * A lease granted by {@link QuorumLockEngine}: the tokens that own its keys on the nodes
@@ -210,10 +211,10 @@ final class RedisLease implements Lease {
 	}
 
 	/** The fencing token if it was computed successfully. */
-	java.util.OptionalLong knownFencingToken() {
+	OptionalLong knownFencingToken() {
 		CompletableFuture<Long> token = this.fencing;
-		return (token != null && token.isDone() && !token.isCompletedExceptionally())
-				? java.util.OptionalLong.of(token.join()) : java.util.OptionalLong.empty();
+		return (token != null && token.isDone() && !token.isCompletedExceptionally()) ? OptionalLong.of(token.join())
+				: OptionalLong.empty();
 	}
 
 	/** The fencing token's computation: the one in flight or done, else a new one. */

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.quorumlock.Lease;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * A re-entry into a lease in whose scope the calling thread runs (see
@@ -38,7 +40,7 @@ final class ReentrantHold implements Lease {
 	}
 
 	@Override
-	public java.util.concurrent.CompletableFuture<Long> fencingTokenAsync() {
+	public CompletableFuture<Long> fencingTokenAsync() {
 		return this.lease.fencingTokenAsync();
 	}
 
@@ -53,7 +55,7 @@ final class ReentrantHold implements Lease {
 	}
 
 	@Override
-	public java.util.concurrent.CompletableFuture<Boolean> extendAsync(Duration lease) {
+	public CompletableFuture<Boolean> extendAsync(Duration lease) {
 		return this.lease.extendAsync(lease);
 	}
 
@@ -75,9 +77,9 @@ final class ReentrantHold implements Lease {
 	}
 
 	@Override
-	public java.util.concurrent.CompletionStage<Void> releaseAsync() {
+	public CompletionStage<Void> releaseAsync() {
 		release();
-		return java.util.concurrent.CompletableFuture.completedFuture(null);
+		return CompletableFuture.completedFuture(null);
 	}
 
 	@Override

@@ -4,8 +4,9 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * The restart guard in force (the seed's "delayed restart"), fixed when the engine is
- * built and never changed at call time: a node must have been up this long to vote.
+ * The restart guard in force (the "delayed restarts" of the Redlock description), fixed
+ * when the engine is built and never changed at call time: a node must have been up this
+ * long to vote.
  * <p>
  * Every client of the same masters must hold back a restarted node at least as long as
  * any lease any of them grants, or a node that lost its keys in a restart could count

@@ -227,9 +227,8 @@ final class Round<N extends Voter> extends CompletableFuture<Round.Tally> implem
 		int pending = this.answers.length - yes - no - (counts >>> (2 * BITS));
 		// Decide early only when granted, or when a quorum answered and can no longer say
 		// yes (contended) and the refusals do not leave a split vote possible (a split
-		// can
-		// only be told once every node answered). A round short of answers waits for the
-		// rest, at most until the deadline, so that its figures are exact.
+		// can only be told once every node answered). A round short of answers waits for
+		// the rest, at most until the deadline, so that its figures are exact.
 		if (yes >= this.quorum || pending == 0 || (yes + no >= this.quorum && yes + pending < this.quorum
 				&& !(this.took instanceof Refusals refusals && refusals.noHolderReached(this.quorum)))) {
 			decide(counts, false);

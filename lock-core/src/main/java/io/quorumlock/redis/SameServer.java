@@ -21,7 +21,7 @@ import io.quorumlock.redis.node.RedisNode;
  */
 final class SameServer {
 
-	private static final System.Logger log = System.getLogger(QuorumLockEngine.class.getName());
+	private static final System.Logger log = System.getLogger(SameServer.class.getName());
 
 	private final List<RedisNode> nodes;
 

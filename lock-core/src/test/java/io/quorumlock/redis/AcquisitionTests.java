@@ -146,8 +146,8 @@ class AcquisitionTests {
 		CompletableFuture<RedisLease> result = this.parts.start(EngineParts.request(LEASE, Duration.ZERO, "k"));
 		assertThat(this.parts.voters.calls).containsExactly("acquire lock:{k}", "release lock:{k}");
 		assertThat(result).isNotDone();
-		this.parts.timers.advanceMillis(20); // the jitter is at most the shortest retry
-												// delay
+		// the jitter is at most the shortest retry delay
+		this.parts.timers.advanceMillis(20);
 		assertThat(result).isCompleted();
 		assertThat(this.parts.voters.count("acquire lock:{k}")).isEqualTo(2);
 	}
@@ -170,8 +170,8 @@ class AcquisitionTests {
 
 	@Test
 	void aKeyHeldByOneContenderIsNotASplitVote() {
-		this.parts.voters.thenAcquire(1, 2); // the two refusals may be one holder's
-												// quorum
+		// the two refusals may be one holder's quorum
+		this.parts.voters.thenAcquire(1, 2);
 		CompletableFuture<RedisLease> result = this.parts.start(EngineParts.request(LEASE, Duration.ZERO, "k"));
 		assertThat(result).isCompletedExceptionally();
 		assertThat(this.parts.voters.count("acquire lock:{k}")).isOne();

@@ -224,8 +224,8 @@ class RoundTests {
 	@Test
 	void answerAfterAReconnectIsNotAVote() {
 		CompletableFuture<Round.Tally> round = round(2);
-		this.nodes.get(0).epoch++; // the connection dropped and came back under the
-									// command
+		// the connection dropped and came back under the command
+		this.nodes.get(0).epoch++;
 		this.nodes.get(0).reply.complete("OK");
 		this.nodes.get(1).reply.complete("OK");
 		this.nodes.get(2).reply.complete(null);

@@ -85,7 +85,7 @@ public class LockMetrics implements LockListener {
 	public static final String ERROR = "error";
 
 	/**
-	 * Service-level buckets of the wait histogram, as in the seed's monitoring advice.
+	 * Service-level buckets of the wait histogram, as the operations page describes them.
 	 */
 	static final Duration[] WAIT_BUCKETS = { Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(10),
 			Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),

@@ -107,8 +107,8 @@ public class NodeStateLog implements AutoCloseable {
 			if (state == State.STARTING) {
 				int checks = this.starting.merge(address, 1, Integer::sum);
 				if (checks <= STARTING_CHECKS) {
-					continue; // not logged yet: connected, its scripts or state being
-								// read
+					// not logged yet: connected, its scripts or state being read
+					continue;
 				}
 				state = State.HELD_BACK;
 			}

@@ -21,21 +21,21 @@ final class BlockingHandler {
 			lease = registry.acquire(request);
 		}
 		catch (RuntimeException ex) {
-			if (Leases.skipped(operation, ex)) {
+			if (LeaseOutcomes.skipped(operation, ex)) {
 				return emptyResult(operation.method().getReturnType());
 			}
 			throw ex;
 		}
 		Object result;
 		try {
-			result = Leases.proceed(lease, invocation);
+			result = LeaseOutcomes.proceed(lease, invocation);
 		}
 		catch (Throwable ex) {
 			try {
 				lease.release();
 			}
 			catch (RuntimeException releaseFailure) {
-				Leases.outcome(ex, releaseFailure);
+				LeaseOutcomes.outcome(ex, releaseFailure);
 			}
 			throw ex;
 		}

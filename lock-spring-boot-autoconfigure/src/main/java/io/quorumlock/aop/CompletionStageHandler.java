@@ -40,8 +40,8 @@ final class CompletionStageHandler {
 		});
 		acquiring.whenCompleteAsync((lease, failure) -> {
 			if (failure != null) {
-				Throwable cause = Leases.unwrap(failure);
-				if (Leases.skipped(operation, cause)) {
+				Throwable cause = LeaseOutcomes.unwrap(failure);
+				if (LeaseOutcomes.skipped(operation, cause)) {
 					result.complete(null);
 				}
 				else {
@@ -57,12 +57,12 @@ final class CompletionStageHandler {
 	private static void run(MethodInvocation invocation, Lease lease, CompletableFuture<Object> result,
 			Executor executor) {
 		if (result.isDone()) {
-			Leases.releaseAsync(lease); // cancelled while acquiring
+			LeaseOutcomes.releaseAsync(lease); // cancelled while acquiring
 			return;
 		}
 		Object returned;
 		try {
-			returned = Leases.proceed(lease, invocation);
+			returned = LeaseOutcomes.proceed(lease, invocation);
 		}
 		catch (Throwable ex) {
 			complete(lease, null, ex, result, executor);
@@ -76,7 +76,7 @@ final class CompletionStageHandler {
 		result.whenComplete((value, failure) -> {
 			if (result.isCancelled()) {
 				cancel(stage);
-				Leases.releaseAsync(lease);
+				LeaseOutcomes.releaseAsync(lease);
 			}
 		});
 		stage.whenComplete((value, failure) -> complete(lease, value, failure, result, executor));
@@ -84,9 +84,9 @@ final class CompletionStageHandler {
 
 	private static void complete(Lease lease, Object value, Throwable failure, CompletableFuture<Object> result,
 			Executor executor) {
-		Throwable methodFailure = (failure != null) ? Leases.unwrap(failure) : null;
-		Leases.releaseAsync(lease).whenCompleteAsync((released, releaseFailure) -> {
-			Throwable outcome = Leases.outcome(methodFailure, releaseFailure);
+		Throwable methodFailure = (failure != null) ? LeaseOutcomes.unwrap(failure) : null;
+		LeaseOutcomes.releaseAsync(lease).whenCompleteAsync((released, releaseFailure) -> {
+			Throwable outcome = LeaseOutcomes.outcome(methodFailure, releaseFailure);
 			if (outcome != null) {
 				result.completeExceptionally(outcome);
 			}

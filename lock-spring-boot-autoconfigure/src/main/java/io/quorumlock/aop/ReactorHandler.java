@@ -51,7 +51,7 @@ final class ReactorHandler {
 			LockOperation operation) {
 		Mono<Lease> lease = acquire(registry, request);
 		if (operation.skips()) {
-			lease = lease.onErrorResume((ex) -> Leases.skipped(operation, ex), (ex) -> Mono.empty());
+			lease = lease.onErrorResume((ex) -> LeaseOutcomes.skipped(operation, ex), (ex) -> Mono.empty());
 		}
 		if (operation.returnKind() == ReturnKind.MONO) {
 			return lease.flatMap((granted) -> mono(granted, invocations.get()));
@@ -69,14 +69,14 @@ final class ReactorHandler {
 			CompletableFuture<Lease> acquiring = registry.acquireAsync(request);
 			sink.onCancel(() -> {
 				acquiring.cancel(false);
-				acquiring.thenAccept(Leases::releaseAsync);
+				acquiring.thenAccept(LeaseOutcomes::releaseAsync);
 			});
 			acquiring.whenComplete((granted, failure) -> {
 				if (acquiring.isCancelled()) {
 					return; // the subscriber is gone, nobody to tell
 				}
 				if (failure != null) {
-					sink.error(Leases.unwrap(failure));
+					sink.error(LeaseOutcomes.unwrap(failure));
 				}
 				else {
 					sink.success(granted);
@@ -99,7 +99,7 @@ final class ReactorHandler {
 		return source.materialize()
 			.flatMap((signal) -> released(lease, signal))
 			.<Object>dematerialize()
-			.doOnCancel(() -> Leases.releaseAsync(lease));
+			.doOnCancel(() -> LeaseOutcomes.releaseAsync(lease));
 	}
 
 	private static Flux<Object> flux(Lease lease, MethodInvocation invocation) {
@@ -113,22 +113,22 @@ final class ReactorHandler {
 		Flux<Object> source = (publisher != null) ? Flux.from(publisher) : Flux.empty();
 		return source.onErrorResume((failure) -> released(lease, Signal.error(failure)).dematerialize())
 			.concatWith(Mono.defer(() -> released(lease, Signal.complete())).dematerialize())
-			.doOnCancel(() -> Leases.releaseAsync(lease));
+			.doOnCancel(() -> LeaseOutcomes.releaseAsync(lease));
 	}
 
 	@SuppressWarnings("unchecked")
 	private static Publisher<Object> call(Lease lease, MethodInvocation invocation) throws Throwable {
-		return (Publisher<Object>) Leases.proceed(lease, invocation);
+		return (Publisher<Object>) LeaseOutcomes.proceed(lease, invocation);
 	}
 
 	/**
 	 * Release, then replay the method's terminal signal, merged with a release failure.
 	 */
 	private static Mono<Signal<Object>> released(Lease lease, Signal<Object> signal) {
-		return Mono.fromCompletionStage(() -> Leases.releaseAsync(lease))
+		return Mono.fromCompletionStage(() -> LeaseOutcomes.releaseAsync(lease))
 			.then(Mono.just(signal))
 			.onErrorResume((releaseFailure) -> {
-				Throwable outcome = Leases.outcome(signal.getThrowable(), releaseFailure);
+				Throwable outcome = LeaseOutcomes.outcome(signal.getThrowable(), releaseFailure);
 				return Mono.just(outcome == signal.getThrowable() ? signal : Signal.error(outcome));
 			});
 	}

@@ -64,7 +64,7 @@ class Boot4SingleModeConfiguration {
 		}
 		RedisConnection.Standalone standalone = null;
 		RedisConnection.Sentinel sentinel = null;
-		List<RedisConnection.Node> cluster = null;
+		List<RedisConnection.Address> cluster = null;
 		if (connection.getSentinel() != null) {
 			DataRedisConnectionDetails.Sentinel from = connection.getSentinel();
 			sentinel = new RedisConnection.Sentinel(from.getMaster(), nodes(from.getNodes()), from.getUsername(),
@@ -96,9 +96,10 @@ class Boot4SingleModeConfiguration {
 		return nodes(nodes).stream().map((node) -> node.host() + ":" + node.port()).toList();
 	}
 
-	private static List<RedisConnection.Node> nodes(@Nullable List<DataRedisConnectionDetails.Node> nodes) {
+	private static List<RedisConnection.Address> nodes(@Nullable List<DataRedisConnectionDetails.Node> nodes) {
 		return (nodes != null)
-				? nodes.stream().map((node) -> new RedisConnection.Node(node.host(), node.port())).toList() : List.of();
+				? nodes.stream().map((node) -> new RedisConnection.Address(node.host(), node.port())).toList()
+				: List.of();
 	}
 
 }

@@ -7,11 +7,11 @@ import org.springframework.core.convert.converter.Converter;
  * Binds a {@code quorumlock.nodes} entry written as a plain URI string.
  */
 @ConfigurationPropertiesBinding
-final class NodeConverter implements Converter<String, Node> {
+final class NodeConverter implements Converter<String, NodeProperties> {
 
 	@Override
-	public Node convert(String source) {
-		return new Node(source.trim());
+	public NodeProperties convert(String source) {
+		return new NodeProperties(source.trim());
 	}
 
 }

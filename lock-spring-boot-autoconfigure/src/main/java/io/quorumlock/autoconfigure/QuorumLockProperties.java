@@ -37,7 +37,7 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 	 * password. Empty means single mode on the application's spring.data.redis
 	 * connection.
 	 */
-	private List<Node> nodes = new ArrayList<>();
+	private List<NodeProperties> nodes = new ArrayList<>();
 
 	/**
 	 * Bound on each node's answer within one round. Must stay below a third of every
@@ -92,10 +92,10 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 	private boolean allowEvictingMasters;
 
 	/**
-	 * Fencing token settings.
+	 * FencingProperties token settings.
 	 */
 	@NestedConfigurationProperty
-	private final Fencing fencing = new Fencing();
+	private final FencingProperties fencing = new FencingProperties();
 
 	/**
 	 * Longest lock key accepted, in characters: the evaluated key, before the prefix and
@@ -164,11 +164,11 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 		this.keyPrefix = keyPrefix;
 	}
 
-	public List<Node> getNodes() {
+	public List<NodeProperties> getNodes() {
 		return this.nodes;
 	}
 
-	public void setNodes(List<Node> nodes) {
+	public void setNodes(List<NodeProperties> nodes) {
 		this.nodes = nodes;
 	}
 
@@ -232,7 +232,7 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 		return this.ssl;
 	}
 
-	public Fencing getFencing() {
+	public FencingProperties getFencing() {
 		return this.fencing;
 	}
 

@@ -20,7 +20,7 @@ import io.quorumlock.redis.QuorumLockEngine;
  */
 final class QuorumLockStartupLog {
 
-	private static final Log logger = LogFactory.getLog(QuorumLockAutoConfiguration.class);
+	private static final Log logger = LogFactory.getLog(QuorumLockStartupLog.class);
 
 	private QuorumLockStartupLog() {
 	}

@@ -48,7 +48,7 @@ abstract class QuorumModeCondition extends SpringBootCondition implements Config
 
 	static boolean hasNodes(Environment environment) {
 		return Binder.get(environment)
-			.bind("quorumlock.nodes", Bindable.listOf(Node.class))
+			.bind("quorumlock.nodes", Bindable.listOf(NodeProperties.class))
 			.map(List::isEmpty)
 			.map((empty) -> !empty)
 			.orElse(false);

@@ -57,7 +57,7 @@ class QuorumModeConfiguration {
 		// quorumlock.lease counts when chosen; when only defaulted, it counts if an
 		// annotated method (in the declared leases) or an instance relies on it
 		if (leaseIsSet(environment)) {
-			builder.declaredLeases(java.util.List.of(properties.getLease()));
+			builder.declaredLeases(List.of(properties.getLease()));
 		}
 		SslBundle bundle = QuorumLockSsl.configuredBundle(properties, sslBundles.getIfAvailable());
 		if (bundle != null) {
@@ -83,7 +83,7 @@ class QuorumModeConfiguration {
 	 * The nodes of every {@link QuorumLockConnectionDetails} bean, without repeats, in
 	 * place of {@code quorumlock.nodes} when there is any such bean.
 	 */
-	static List<Node> nodes(QuorumLockProperties properties,
+	static List<NodeProperties> nodes(QuorumLockProperties properties,
 			ObjectProvider<QuorumLockConnectionDetails> connectionDetails) {
 		List<String> uris = connectionDetails.orderedStream()
 			.flatMap((details) -> details.nodeUris().stream())
@@ -92,7 +92,7 @@ class QuorumModeConfiguration {
 		if (uris.isEmpty()) {
 			return properties.getNodes();
 		}
-		return uris.stream().map(Node::new).toList();
+		return uris.stream().map(NodeProperties::new).toList();
 	}
 
 }

@@ -27,12 +27,12 @@ final class QuorumNodes {
 	/**
 	 * @throws InvalidQuorumLockPropertyException for a malformed or repeated node
 	 */
-	static List<RedisURI> toRedisUris(List<Node> nodes) {
+	static List<RedisURI> toRedisUris(List<NodeProperties> nodes) {
 		List<RedisURI> uris = new ArrayList<>(nodes.size());
 		Map<String, String> seen = new HashMap<>();
 		for (int i = 0; i < nodes.size(); i++) {
 			String property = "quorumlock.nodes[" + i + "]";
-			Node node = nodes.get(i);
+			NodeProperties node = nodes.get(i);
 			if (node == null) {
 				throw new InvalidQuorumLockPropertyException(property, "", "a node needs a URI");
 			}
@@ -48,7 +48,7 @@ final class QuorumNodes {
 		return uris;
 	}
 
-	private static RedisURI toRedisUri(String property, Node node) {
+	private static RedisURI toRedisUri(String property, NodeProperties node) {
 		String text = node.getUri();
 		if (text == null || text.isBlank()) {
 			throw new InvalidQuorumLockPropertyException(property + ".uri", "", "a node needs a URI");
@@ -67,7 +67,7 @@ final class QuorumNodes {
 		return withCredentials(property, node, NodeUri.parse(text));
 	}
 
-	private static RedisURI withCredentials(String property, Node node, RedisURI uri) {
+	private static RedisURI withCredentials(String property, NodeProperties node, RedisURI uri) {
 		boolean hasUsername = node.getUsername() != null && !node.getUsername().isEmpty();
 		boolean hasPassword = node.getPassword() != null && !node.getPassword().isEmpty();
 		if (hasUsername && !hasPassword) {

@@ -22,7 +22,7 @@ import org.springframework.lang.Nullable;
  * @param sslBundle the bundle holding the TLS trust, or null for the JDK's default
  * @param clientName the client name, or null
  */
-record RedisConnection(@Nullable Standalone standalone, @Nullable Sentinel sentinel, @Nullable List<Node> cluster,
+record RedisConnection(@Nullable Standalone standalone, @Nullable Sentinel sentinel, @Nullable List<Address> cluster,
 		@Nullable String username, @Nullable String password, boolean ssl, @Nullable SslBundle sslBundle,
 		@Nullable String clientName) {
 
@@ -45,7 +45,7 @@ record RedisConnection(@Nullable Standalone standalone, @Nullable Sentinel senti
 	 * @param password the sentinels' password, or null
 	 * @param database the database index
 	 */
-	record Sentinel(String master, List<Node> nodes, @Nullable String username, @Nullable String password,
+	record Sentinel(String master, List<Address> nodes, @Nullable String username, @Nullable String password,
 			int database) {
 	}
 
@@ -55,7 +55,7 @@ record RedisConnection(@Nullable Standalone standalone, @Nullable Sentinel senti
 	 * @param host the host
 	 * @param port the port
 	 */
-	record Node(String host, int port) {
+	record Address(String host, int port) {
 	}
 
 }

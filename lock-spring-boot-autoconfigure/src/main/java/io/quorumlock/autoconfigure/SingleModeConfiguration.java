@@ -71,7 +71,7 @@ class SingleModeConfiguration {
 		}
 		RedisConnection.Standalone standalone = null;
 		RedisConnection.Sentinel sentinel = null;
-		List<RedisConnection.Node> cluster = null;
+		List<RedisConnection.Address> cluster = null;
 		SslBundle bundle = null;
 		if (connection.getSentinel() != null) {
 			RedisConnectionDetails.Sentinel from = connection.getSentinel();
@@ -95,9 +95,10 @@ class SingleModeConfiguration {
 				ssl, bundle, clientName);
 	}
 
-	private static List<RedisConnection.Node> nodes(@Nullable List<RedisConnectionDetails.Node> nodes) {
+	private static List<RedisConnection.Address> nodes(@Nullable List<RedisConnectionDetails.Node> nodes) {
 		return (nodes != null)
-				? nodes.stream().map((node) -> new RedisConnection.Node(node.host(), node.port())).toList() : List.of();
+				? nodes.stream().map((node) -> new RedisConnection.Address(node.host(), node.port())).toList()
+				: List.of();
 	}
 
 	private static boolean isSsl(RedisConnectionDetails connection, RedisProperties properties) {

@@ -81,7 +81,7 @@ final class SingleModeNodes {
 	 * and client name.
 	 */
 	static List<RedisURI> clusterUris(RedisConnection connection) {
-		List<RedisConnection.Node> nodes = connection.cluster();
+		List<RedisConnection.Address> nodes = connection.cluster();
 		if (nodes == null || nodes.isEmpty()) {
 			throw new InvalidQuorumLockPropertyException("spring.data.redis.cluster.nodes", "[]",
 					"single mode on a Redis Cluster needs at least one seed node");
@@ -128,7 +128,7 @@ final class SingleModeNodes {
 
 	private static RedisURI sentinel(RedisConnection.Sentinel sentinel) {
 		RedisURI.Builder builder = RedisURI.builder().withSentinelMasterId(sentinel.master());
-		for (RedisConnection.Node node : sentinel.nodes()) {
+		for (RedisConnection.Address node : sentinel.nodes()) {
 			RedisURI.Builder one = RedisURI.Builder.redis(node.host(), node.port());
 			if (StringUtils.hasText(sentinel.password())) {
 				one = StringUtils.hasText(sentinel.username())

@@ -183,8 +183,8 @@ public class LockProblemDetails {
 		String lock = CallerDetail.lockName(ex);
 		long now = this.nanoClock.getAsLong();
 		if (this.logged.size() > LOG_KEYS) {
-			this.logged.clear(); // lock names come from code: only a runaway name gets
-									// here
+			// lock names come from code: only a runaway name gets here
+			this.logged.clear();
 		}
 		long[] quiet = { -1 };
 		this.logged.compute(lock + '\u0000' + status.value(), (key, window) -> {

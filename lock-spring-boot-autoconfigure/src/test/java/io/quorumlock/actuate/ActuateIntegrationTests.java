@@ -95,8 +95,8 @@ class ActuateIntegrationTests {
 				.tag("lock", "OrderService.pay")
 				.counter()
 				.count() == 1);
-		shortLived.releaseAsync(); // reports the loss through its stage; the keys are
-									// deleted
+		// reports the loss through its stage; the keys are deleted
+		shortLived.releaseAsync();
 		this.locks.acquire(LockRequest.of(this.key + "x").label("OrderService.pay")).release();
 		redis.node(1).kill();
 		redis.node(2).kill();
@@ -114,7 +114,7 @@ class ActuateIntegrationTests {
 		assertThat(this.meters.get("distributed.lock.renewals").tag("outcome", "lost").counter().count()).isEqualTo(1);
 		assertThat(this.meters.find("distributed.lock.node.errors").counters()).isNotEmpty()
 			.allSatisfy((counter) -> assertThat(counter.getId().getTag("node")).startsWith("127.0.0.1:"));
-		// the histogram has the seed's service-level buckets
+		// the histogram has the documented service-level buckets
 		assertThat(wait("acquired").takeSnapshot().histogramCounts()).extracting((bucket) -> bucket.bucket())
 			.contains(1_000_000.0, 5_000_000_000.0);
 		// no series carries the evaluated key

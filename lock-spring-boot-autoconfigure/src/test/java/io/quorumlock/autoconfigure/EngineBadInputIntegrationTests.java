@@ -381,8 +381,7 @@ class EngineBadInputIntegrationTests {
 			catch (RuntimeException ex) {
 				assertThat(ex).hasMessageContaining("OOM");
 				// The refused write's own query buffer counted toward the limit; once it
-				// is
-				// freed the node is below it again, so set the limit under what is
+				// is freed the node is below it again, so set the limit under what is
 				// stored.
 				node.call("CONFIG", "SET", "maxmemory", Long.toString(used + 64 * 1024));
 				return;

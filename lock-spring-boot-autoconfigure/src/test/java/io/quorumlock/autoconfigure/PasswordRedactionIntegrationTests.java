@@ -152,7 +152,7 @@ class PasswordRedactionIntegrationTests {
 					"quorumlock.nodes[0].password=" + PASSWORD, "quorumlock.nodes[1].uri=redis://127.0.0.1:1",
 					"quorumlock.nodes[1].password=" + PASSWORD, "quorumlock.nodes[2].uri=redis://127.0.0.1:1")
 			.run((context) -> this.seen.add(trace(context.getStartupFailure())));
-		Node node = new Node("redis://127.0.0.1:1");
+		NodeProperties node = new NodeProperties("redis://127.0.0.1:1");
 		node.setPassword(PASSWORD);
 		this.seen.add(node.toString());
 		assertThatExceptionOfType(IllegalArgumentException.class)

@@ -65,8 +65,7 @@ class QuorumLockAutoConfigurationIntegrationTests {
 			try (Lease lease = registry.acquire(LockRequest.of("7"))) {
 				assertThat(lease.isValid()).isTrue();
 				// granted once a quorum said OK; the last master's answer follows within
-				// the
-				// node timeout
+				// the node timeout
 				for (int i = 0; i < 3; i++) {
 					RedisServer node = redis.node(i);
 					await().atMost(Duration.ofSeconds(5)).until(() -> node.exists("lock:{7}"));

@@ -98,7 +98,8 @@ class QuorumLockAutoConfigurationTests {
 				"quorumlock.nodes[1].password=s3cret", "quorumlock.nodes[2].uri=rediss://127.0.0.1:" + PORT_C + "/2")
 			.run((context) -> {
 				QuorumLockProperties properties = context.getBean(QuorumLockProperties.class);
-				assertThat(properties.getNodes()).extracting(Node::getUsername).containsExactly(null, "app", null);
+				assertThat(properties.getNodes()).extracting(NodeProperties::getUsername)
+					.containsExactly(null, "app", null);
 				assertThat(properties.getNodes().get(1).toString()).doesNotContain("s3cret");
 				assertThat(context.getBean(QuorumLockEngine.class).nodeAddresses()).hasSize(3);
 			});

@@ -52,7 +52,7 @@ class QuorumLockPropertiesTests {
 		QuorumLockProperties properties = bind(
 				Map.of("quorumlock.nodes[0]", "redis://a:6379", "quorumlock.nodes[1].uri", "rediss://b:6380/1",
 						"quorumlock.nodes[1].username", "app", "quorumlock.nodes[1].password", "s3cret"));
-		assertThat(properties.getNodes()).extracting(Node::getUri)
+		assertThat(properties.getNodes()).extracting(NodeProperties::getUri)
 			.containsExactly("redis://a:6379", "rediss://b:6380/1");
 		assertThat(properties.getNodes().get(1).getPassword()).isEqualTo("s3cret");
 		assertThat(properties.getNodes().get(1))
@@ -62,7 +62,8 @@ class QuorumLockPropertiesTests {
 	@Test
 	void commaSeparatedNodesBind() {
 		QuorumLockProperties properties = bind(Map.of("quorumlock.nodes", "redis://a:6379, redis://b:6379"));
-		assertThat(properties.getNodes()).extracting(Node::getUri).containsExactly("redis://a:6379", "redis://b:6379");
+		assertThat(properties.getNodes()).extracting(NodeProperties::getUri)
+			.containsExactly("redis://a:6379", "redis://b:6379");
 	}
 
 	@Test

@@ -149,9 +149,8 @@ final class InMemoryLease implements Lease {
 		long renewals = Math.max(0, now - this.acquiredAt) / step;
 		if (this.request.holdAtMost().isPresent()) {
 			long hold = this.request.holdAtMost().get().toNanos();
-			renewals = Math.min(renewals, (hold <= 0) ? 0 : (hold - 1) / step); // k *
-																				// step <
-																				// hold
+			// k * step < hold
+			renewals = Math.min(renewals, (hold <= 0) ? 0 : (hold - 1) / step);
 		}
 		return this.acquiredAt + renewals * step + lease;
 	}

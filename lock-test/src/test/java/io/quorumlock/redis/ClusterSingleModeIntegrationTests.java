@@ -182,9 +182,8 @@ class ClusterSingleModeIntegrationTests {
 		@Test
 		void aWaiterIsWokenByTheReleaseMessageWhateverNodeItSubscribedOn() throws Exception {
 			// the waiter would poll only after 45 s: it can get the lock sooner only by
-			// the
-			// release message, published on the master of the key and broadcast by the
-			// cluster to the node its pub/sub connection happens to be on
+			// the release message, published on the master of the key and broadcast by
+			// the cluster to the node its pub/sub connection happens to be on
 			try (QuorumLockEngine patient = onCluster().retryDelay(Duration.ofSeconds(45), Duration.ofSeconds(45))
 				.build()) {
 				for (String key : oneKeyPerMaster()) {

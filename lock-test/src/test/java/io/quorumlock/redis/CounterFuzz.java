@@ -44,8 +44,8 @@ final class CounterFuzz {
 						if (inside.incrementAndGet() != 1) {
 							overlaps.incrementAndGet();
 						}
-						counter[0] = counter[0] + 1; // a plain, unsynchronized
-														// read-modify-write
+						// a plain, unsynchronized read-modify-write
+						counter[0] = counter[0] + 1;
 						inside.decrementAndGet();
 					}
 				}

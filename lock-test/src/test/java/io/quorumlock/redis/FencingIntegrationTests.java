@@ -39,8 +39,8 @@ class FencingIntegrationTests {
 		return QuorumLockEngine.builder()
 			.nodes(redis.uris())
 			.nodeTimeout(Duration.ofMillis(100))
-			.rejoinDelay(Duration.ZERO) // fresh fixture servers; the guard has its own
-										// test
+			// fresh fixture servers; the guard has its own test
+			.rejoinDelay(Duration.ZERO)
 			.build();
 	}
 
@@ -74,8 +74,8 @@ class FencingIntegrationTests {
 						redis.node(0).kill();
 					}
 					if (i == 30) {
-						redis.node(0).restart(); // empty: its counter is gone and
-													// re-seeded from its clock
+						// empty: its counter is gone and re-seeded from its clock
+						redis.node(0).restart();
 					}
 					long token = holdAndFence(locks, this.key);
 					assertThat(token).as("holder %d", i).isGreaterThan(previous);
@@ -108,9 +108,8 @@ class FencingIntegrationTests {
 					// seeded from the node clock in microseconds
 					assertThat(token).isGreaterThan(1_600_000_000_000_000L);
 					// a quorum holds a counter at least the token. The token is returned
-					// at
-					// a quorum, so the last node's counter may not exist yet, or may be
-					// larger once it does: counters only grow, which is safe.
+					// at a quorum, so the last node's counter may not exist yet, or may
+					// be larger once it does: counters only grow, which is safe.
 					int atLeastToken = 0;
 					for (RedisServer node : redis.nodes()) {
 						String counter = node.get(fenceKey);
@@ -176,7 +175,10 @@ class FencingIntegrationTests {
 			}
 		}
 
-		/** The seed's fenced write: only a token above the last one applied may write. */
+		/**
+		 * A fenced write, as Kleppmann describes it: only a token above the last one
+		 * applied may write.
+		 */
 		private int fencedWrite(Connection db, String status, long token) throws SQLException {
 			try (PreparedStatement update = db.prepareStatement(
 					"UPDATE orders SET status = ?, last_fencing_token = ? WHERE id = '42' AND last_fencing_token < ?")) {

@@ -62,8 +62,8 @@ class QuorumFaultIntegrationTests {
 		return QuorumLockEngine.builder()
 			.nodes(redis.uris())
 			.nodeTimeout(Duration.ofMillis(50))
-			.rejoinDelay(Duration.ZERO) // the fixture starts its servers fresh: no
-										// restart guard here
+			// the fixture starts its servers fresh: no restart guard here
+			.rejoinDelay(Duration.ZERO)
 			.build();
 	}
 

@@ -35,8 +35,8 @@ abstract class RedisRegistryContract extends DistributedLockRegistryContract<Quo
 		return QuorumLockEngine.builder()
 			.nodes(redis().uris())
 			.nodeTimeout(Duration.ofMillis(100))
-			.rejoinDelay(Duration.ZERO) // the fixture starts its servers fresh: no
-										// restart guard here
+			// the fixture starts its servers fresh: no restart guard here
+			.rejoinDelay(Duration.ZERO)
 			.build();
 	}
 

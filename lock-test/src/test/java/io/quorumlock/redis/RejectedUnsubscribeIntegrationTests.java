@@ -69,8 +69,8 @@ class RejectedUnsubscribeIntegrationTests {
 		first.release();
 		Lease lease = a.get(10, TimeUnit.SECONDS);
 		redis.node(0).restart();
-		// the pub/sub connection is back once the channel still waited on is
-		// subscribed again
+		// the pub/sub connection is back once the channel still waited on is subscribed
+		// again
 		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers(0, waitedChannel) == 1);
 		await().atMost(Duration.ofSeconds(10)).until(() -> subscribers(0, grantedChannel) == 0);
 		assertThat(subscribers(0, waitedChannel)).isEqualTo(1);

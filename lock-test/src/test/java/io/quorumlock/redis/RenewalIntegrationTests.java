@@ -104,8 +104,8 @@ class RenewalIntegrationTests {
 			TimeUnit.MILLISECONDS.sleep(100);
 		}
 		assertThat(attempts).isGreaterThan(20);
-		assertThat(this.renewals.get()).isGreaterThanOrEqualTo(9); // every lease/3 = 333
-																	// ms
+		// every lease/3 = 333 ms
+		assertThat(this.renewals.get()).isGreaterThanOrEqualTo(9);
 		lease.release(); // no loss to report
 		assertThat(this.losses).isEmpty();
 		assertThat(this.competitor.tryAcquire(request(Duration.ofSeconds(1)))).hasValueSatisfying(Lease::release);
@@ -124,8 +124,8 @@ class RenewalIntegrationTests {
 		assertThat(this.renewals).hasValue(0);
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lease::release)
 			.withMessageContaining("expired unrenewed");
-		assertThat(next.isValid()).isTrue(); // the stale release deleted nothing of the
-												// new holder's
+		// the stale release deleted nothing of the new holder's
+		assertThat(next.isValid()).isTrue();
 		lease.release(); // idempotent, reports once
 		next.release();
 	}

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 /**
- * The seed's "delayed restart": A holds a lock on nodes 0 and 1 while node 2 is down;
+ * Redlock's "delayed restarts": A holds a lock on nodes 0 and 1 while node 2 is down;
  * node 2 comes back and node 0 restarts empty. Without the guard B takes nodes 0 and 2
  * while A's lease lives; with it, B is refused.
  */
@@ -128,8 +128,8 @@ class RestartGuardIntegrationTests {
 			redis.node(0).restart();
 			redis.node(1).restart();
 			// the engine's connections to 0 and 1 broke; whether it has reconnected to
-			// the new
-			// processes yet or not, it must not grant, and once reconnected it says why
+			// the new processes yet or not, it must not grant, and once reconnected it
+			// says why
 			await().atMost(Duration.ofSeconds(10))
 				.untilAsserted(() -> assertThatExceptionOfType(QuorumUnavailableException.class)
 					.isThrownBy(() -> a.acquire(request()))

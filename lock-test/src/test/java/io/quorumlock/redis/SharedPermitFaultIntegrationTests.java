@@ -101,8 +101,8 @@ class SharedPermitFaultIntegrationTests {
 
 	private static void pause() {
 		try {
-			Thread.sleep(ThreadLocalRandom.current().nextInt(1, 4)); // the work inside a
-																		// hold
+			// the work inside a hold
+			Thread.sleep(ThreadLocalRandom.current().nextInt(1, 4));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -149,8 +149,7 @@ class SharedPermitFaultIntegrationTests {
 						}
 						catch (LockException ex) {
 							// quorum unavailable or a lease lost while a node is down:
-							// not
-							// a violation
+							// not a violation
 						}
 					}
 				}));

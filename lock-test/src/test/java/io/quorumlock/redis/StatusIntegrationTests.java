@@ -141,8 +141,7 @@ class StatusIntegrationTests {
 			String key = "k" + UUID.randomUUID();
 			Lease lease = holder.acquire(LockRequest.of(key).lease(Duration.ofSeconds(30)).renew(false));
 			// the grant returns at a quorum: wait for the last master's SET before
-			// counting
-			// deletions
+			// counting deletions
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> redis.nodes().stream().allMatch((node) -> node.exists("lock:{" + key + "}")));
 			assertThat(operator.forceUnlock("lock:{" + key + "}")).isEqualTo(3);

@@ -287,8 +287,8 @@ class ThreadScopeIntegrationTests {
 				await().atMost(Duration.ofSeconds(20))
 					.until(() -> !other.isValid() || other.validUntil() - first > 3 * lease.toNanos());
 				assertThat(other.isValid()).as("renewed while a listener was stuck").isTrue();
-				unblock.countDown(); // listeners hear of releases before the releaser
-										// returns
+				// listeners hear of releases before the releaser returns
+				unblock.countDown();
 				other.release();
 				stuck.release();
 			}

@@ -94,8 +94,8 @@ class TokensIntegrationTests {
 		long ones = 0;
 		try (QuorumLockEngine engine = QuorumLockEngine.builder()
 			.nodes(redis.uris())
-			.nodeTimeout(Duration.ofSeconds(1)) // a loaded machine must not fail this
-												// test
+			// a loaded machine must not fail this test
+			.nodeTimeout(Duration.ofSeconds(1))
 			.build()) {
 			for (int i = 0; i < acquisitions; i++) {
 				Lease lease = engine.acquire(LockRequest.of("token").renew(false));

@@ -49,8 +49,7 @@ class EmbeddedRedisIntegrationTests {
 			String base = "http://localhost:" + environment.getRequiredProperty("local.server.port");
 			assertThat(send("PUT", base + "/orders/zero-setup").statusCode()).isEqualTo(200);
 			// on a loaded machine a master may miss the default 50 ms node timeout: a 503
-			// charges
-			// nothing (no lock, no write), so a client simply tries again
+			// charges nothing (no lock, no write), so a client simply tries again
 			HttpResponse<String> paid = send("POST", base + "/orders/zero-setup/pay");
 			for (int attempt = 1; attempt < 5 && paid.statusCode() == 503; attempt++) {
 				paid = send("POST", base + "/orders/zero-setup/pay");

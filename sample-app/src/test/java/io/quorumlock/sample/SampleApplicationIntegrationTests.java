@@ -53,8 +53,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 		properties = { "sample.embedded-redis.enabled=false", "quorumlock.rejoin-delay=0s",
 				"sample.processing-delay=100ms",
 				// the build machine is shared and loaded: a local Redis answer can take
-				// longer
-				// than the 50 ms default, which would turn a grant into a 503
+				// longer than the 50 ms default, which would turn a grant into a 503
 				"quorumlock.node-timeout=500ms" })
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SampleApplicationIntegrationTests {

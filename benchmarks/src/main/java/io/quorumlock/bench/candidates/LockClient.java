@@ -34,7 +34,7 @@ public interface LockClient extends AutoCloseable {
 	 * @return whether the lock was acquired (and so the body run)
 	 * @throws Exception from the client
 	 */
-	default boolean withLock(String key, java.time.Duration wait, Runnable body) throws Exception {
+	default boolean withLock(String key, Duration wait, Runnable body) throws Exception {
 		throw new UnsupportedOperationException(getClass().getSimpleName() + " does not wait");
 	}
 

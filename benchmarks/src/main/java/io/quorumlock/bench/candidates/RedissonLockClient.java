@@ -9,6 +9,7 @@ import org.redisson.RedissonRedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import java.time.Duration;
 
 /**
  * Redisson with its defaults: {@code RLock} with a fixed lease or with the watchdog, and
@@ -46,12 +47,12 @@ final class RedissonLockClient implements LockClient {
 	@SuppressWarnings("deprecation") // RedissonRedLock: deprecated, still the Redlock of
 										// 3.x
 	public boolean withLock(String key, boolean wait, Runnable body) throws InterruptedException {
-		return withLock(key, wait ? WAIT : java.time.Duration.ZERO, body);
+		return withLock(key, wait ? WAIT : Duration.ZERO, body);
 	}
 
 	@Override
 	@SuppressWarnings("deprecation") // as above
-	public boolean withLock(String key, java.time.Duration wait, Runnable body) throws InterruptedException {
+	public boolean withLock(String key, Duration wait, Runnable body) throws InterruptedException {
 		RLock lock;
 		if (this.mode == Mode.REDLOCK) {
 			RLock[] locks = new RLock[this.clients.size()];

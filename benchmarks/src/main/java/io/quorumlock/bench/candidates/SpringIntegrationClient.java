@@ -8,6 +8,7 @@ import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.integration.redis.util.RedisLockRegistry;
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
+import java.time.Duration;
 
 /**
  * Spring Integration's {@link RedisLockRegistry} (spin or pub/sub) over a
@@ -34,7 +35,7 @@ final class SpringIntegrationClient implements LockClient {
 	}
 
 	@Override
-	public boolean withLock(String key, java.time.Duration wait, Runnable body) throws InterruptedException {
+	public boolean withLock(String key, Duration wait, Runnable body) throws InterruptedException {
 		Lock lock = this.registry.obtain(key);
 		if (!((wait != null) ? lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS) : lock.tryLock())) {
 			return false;

@@ -7,6 +7,7 @@ import java.util.concurrent.Executor;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A {@link Link} over one Lettuce connection (one server's, or a cluster's, which routes
@@ -81,7 +82,7 @@ public class LettuceLink implements Link {
 
 	/** Completes once the connections the leak scan uses are open. */
 	CompletionStage<Void> scanReady() {
-		return java.util.concurrent.CompletableFuture.completedFuture(null);
+		return CompletableFuture.completedFuture(null);
 	}
 
 	@Override

@@ -118,9 +118,8 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 		this.timers = context.timers();
 		LongSupplier clock = this.timers::nanoTime;
 		// a redo is sent once the epoch open now is ready: before that, eval fails at
-		// once,
-		// and a redo re-queued at once would spin until the scripts are loaded (prepare
-		// sends the pending redos itself when they are)
+		// once, and a redo re-queued at once would spin until the scripts are loaded
+		// (prepare sends the pending redos itself when they are)
 		this.redos = new Redos((redo) -> watched(eval(redo.script(), redo.key(), redo.args())), clock,
 				this.timers::execute, () -> isConnected() && isReady(), this::isClosed, this::epoch);
 		this.pubSub = new PubSub(transport, context.onMessage(), this.timers::execute, this::isClosed);
@@ -590,8 +589,8 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 				prepare();
 			}
 			else if (this.state != null && !this.state.isReading()) {
-				readState(); // an eviction policy set on a live server shows within a
-								// second
+				// an eviction policy set on a live server shows within a second
+				readState();
 			}
 		}
 		this.redos.redoPending();

@@ -157,8 +157,7 @@ public final class Redos {
 		}
 		// only a timeout leaves the command on the connection; any other failure without
 		// a reply (refused while disconnected, lost with the connection, a NOSCRIPT)
-		// means
-		// it may never have reached Redis, or did not run there
+		// means it may never have reached Redis, or did not run there
 		if (Replies.unwrap(error) instanceof RedisCommandTimeoutException && waitsOnTheConnection(command)) {
 			this.onConnection.add(command);
 			if (waitsOnTheConnection(command)) {

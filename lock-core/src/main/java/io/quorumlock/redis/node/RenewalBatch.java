@@ -178,8 +178,8 @@ public final class RenewalBatch {
 			reply = CompletableFuture.failedFuture(ex);
 		}
 		for (Pending p : chunk) {
-			p.sent.complete(null); // sent or failed: either way the rounds may now time
-									// out
+			// sent or failed: either way the rounds may now time out
+			p.sent.complete(null);
 		}
 		reply.whenComplete((answers, error) -> answer(chunk, answers, error));
 		return true;

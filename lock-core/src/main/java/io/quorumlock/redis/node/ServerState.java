@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import java.util.function.LongConsumer;
 
 /**
  * What a node knows of its server on the connection open now: its {@code run_id} (to
@@ -131,7 +132,7 @@ public final class ServerState {
 	 * @param latency told the round trip of a believed answer
 	 * @return completes normally once done, whatever it found
 	 */
-	public CompletableFuture<Void> read(Server server, java.util.function.LongConsumer latency) {
+	public CompletableFuture<Void> read(Server server, LongConsumer latency) {
 		this.reading = true;
 		long sentIn = this.epoch.getAsLong();
 		long sent = this.nanoClock.getAsLong();
@@ -236,8 +237,8 @@ public final class ServerState {
 				if (this.epoch.getAsLong() == found.epoch) {
 					if (error == null && ((Number) promoted.get(0)).longValue() == 1) {
 						// a marker this engine wrote (or another wrote just before): no
-						// sign of a
-						// deployment in use, so other declared-fresh masters stay fresh
+						// sign of a deployment in use, so other declared-fresh masters
+						// stay fresh
 						trust(found, (String) promoted.get(1), false);
 					}
 					else {
@@ -259,8 +260,8 @@ public final class ServerState {
 						trust(found, id, true);
 					}
 					else {
-						this.hold = null; // the dataset changed since: the next read
-											// starts over
+						// the dataset changed since: the next read starts over
+						this.hold = null;
 						this.seen = found.trusted(false);
 					}
 				}

@@ -105,8 +105,8 @@ class RedisNodeTests {
 		this.timers.runDue();
 		CompletableFuture<Long> release = node.evalRedone(Script.RELEASE, TimeUnit.SECONDS.toNanos(30), "lock:{k}", "t",
 				"c");
-		assertThat(release).isCompletedExceptionally(); // not loaded on this connection
-														// yet
+		// not loaded on this connection yet
+		assertThat(release).isCompletedExceptionally();
 		this.timers.runDue(); // would never return if the redo were sent again at once
 		assertThat(this.transport.links.get(0).calls).noneMatch((call) -> call.endsWith(" lock:{k}"));
 		this.transport.answerLoads();

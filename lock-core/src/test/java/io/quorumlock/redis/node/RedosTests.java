@@ -152,8 +152,7 @@ class RedosTests {
 	@Test
 	void commandLostWithoutATimeoutIsSentAgainAtOnceWhenConnected() {
 		// refused or dropped, not timed out: it may never have reached Redis, so it is
-		// not
-		// left to wait on a connection even if the epoch looks the same
+		// not left to wait on a connection even if the epoch looks the same
 		this.connected = true;
 		this.answers.add(lost());
 		this.redos.send(Script.RELEASE, LEASE, "k", "token", "ch");

@@ -83,8 +83,8 @@ class ServerStateTests {
 		ServerState state = state(0, Set.of());
 		this.server.mark("d1", "abc");
 		read(state);
-		this.epoch.incrementAndGet(); // restarted from an RDB snapshot: the marker, not
-										// the last keys
+		// restarted from an RDB snapshot: the marker, not the last keys
+		this.epoch.incrementAndGet();
 		this.server.info = "run_id:other\r\nuptime_in_seconds:0\r\naof_enabled:0\r\n";
 		read(state);
 		assertThat(state.isTrusted()).isFalse();

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.TreeMap;
 
 /**
  * The load side of {@code sample-app/demo.sh}: fires concurrent payments for the same
@@ -210,8 +211,7 @@ public final class DemoClient {
 		System.out.println("quorum unavailable: " + after.delta(before, "quorum_unavailable") + " (metrics)");
 		if (!sampleError.isEmpty()) {
 			System.out.println("slowest refusal:    " + slowestRefusal.get() + " ms");
-			new java.util.TreeMap<>(sampleError).values()
-				.forEach((error) -> System.out.println("sample refusal:     " + error));
+			new TreeMap<>(sampleError).values().forEach((error) -> System.out.println("sample refusal:     " + error));
 		}
 		if (duplicates > 0) {
 			System.out.println("FAILED: " + duplicates + " duplicate payment(s)");

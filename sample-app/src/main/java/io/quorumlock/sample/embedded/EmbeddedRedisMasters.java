@@ -19,6 +19,7 @@ import java.util.stream.Stream;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import java.net.InetAddress;
 
 /**
  * Local {@code redis-server} masters owned by this JVM: each on a free 127.0.0.1 port,
@@ -145,7 +146,7 @@ final class EmbeddedRedisMasters implements AutoCloseable {
 	}
 
 	private static int freePort() {
-		try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
 		}
 		catch (IOException ex) {

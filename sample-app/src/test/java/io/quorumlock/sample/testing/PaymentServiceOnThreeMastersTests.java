@@ -51,8 +51,8 @@ class PaymentServiceOnThreeMastersTests {
 
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
-		QuorumLockTestProperties.register(registry, masters); // quorumlock.nodes = the
-																// three masters
+		// quorumlock.nodes = the three masters
+		QuorumLockTestProperties.register(registry, masters);
 	}
 
 	@Autowired

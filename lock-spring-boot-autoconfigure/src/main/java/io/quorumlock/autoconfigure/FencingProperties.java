@@ -3,9 +3,9 @@ package io.quorumlock.autoconfigure;
 import java.time.Duration;
 
 /**
- * Fencing token settings.
+ * FencingProperties token settings.
  */
-public final class Fencing {
+public final class FencingProperties {
 
 	/**
 	 * Time to live of each per-key fencing counter after its last use.

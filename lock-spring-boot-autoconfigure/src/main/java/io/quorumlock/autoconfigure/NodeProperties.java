@@ -7,7 +7,7 @@ import io.quorumlock.redis.NodeUri;
  * {@code uri}, {@code username} and {@code password}; the password never appears in
  * {@link #toString()}.
  */
-public final class Node {
+public final class NodeProperties {
 
 	/**
 	 * Redis URI: redis://host:port[/db], or rediss:// for TLS. May carry credentials, but
@@ -28,14 +28,14 @@ public final class Node {
 	/**
 	 * Create a node to bind {@code uri}, {@code username} and {@code password} into.
 	 */
-	public Node() {
+	public NodeProperties() {
 	}
 
 	/**
 	 * Create a node from its URI.
 	 * @param uri the URI
 	 */
-	public Node(String uri) {
+	public NodeProperties(String uri) {
 		this.uri = uri;
 	}
 

@@ -18,11 +18,11 @@ import io.quorumlock.QuorumUnavailableException;
 /**
  * What the handlers share about leases and failures.
  */
-final class Leases {
+final class LeaseOutcomes {
 
-	private static final Log logger = LogFactory.getLog(DistributedLockInterceptor.class);
+	private static final Log logger = LogFactory.getLog(LeaseOutcomes.class);
 
-	private Leases() {
+	private LeaseOutcomes() {
 	}
 
 	/**

@@ -45,7 +45,7 @@ class LayeringTests {
 
 	@Test
 	void outsideTheTransportWingOnlyTheSettingsTypesImportLettuce() throws IOException {
-		List<String> settings = List.of("EngineSettings.java", "NodeSettingsBuilder.java", "NodeUri.java",
+		List<String> settings = List.of("EngineSettings.java", "EngineBuilder.java", "NodeUri.java",
 				"EngineRuntime.java");
 		assertThat(importsStartingWith("redis", List.of("io.lettuce")))
 			.allMatch((hit) -> settings.stream().anyMatch((file) -> hit.contains("/" + file + ":")));

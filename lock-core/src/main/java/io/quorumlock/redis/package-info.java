@@ -3,9 +3,8 @@
  * {@link io.quorumlock.redis.QuorumLockEngine}. A reading map, the Redlock steps in
  * order, each with the type that does it:
  * <ol>
- * <li>Settings: {@code QuorumLockEngine.Builder} collects them (node settings in
- * {@code NodeSettingsBuilder}, timing in {@code TimingSettingsBuilder}, requests and
- * policies in {@code EngineBuilder}), {@code EngineSettings} checks them
+ * <li>Settings: {@code QuorumLockEngine.Builder} collects them (its setters in
+ * {@code EngineBuilder}), {@code EngineSettings} checks them
  * ({@link io.quorumlock.redis.NodeUri}, {@link io.quorumlock.LockRules}) and fixes the
  * {@code RestartGuard}; {@code QuorumLockEngine} wires the parts below, on its own
  * threads ({@code EngineTimers}) or on what a test supplies ({@code EngineRuntime}).</li>

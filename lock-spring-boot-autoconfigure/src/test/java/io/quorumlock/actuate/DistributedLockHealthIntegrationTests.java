@@ -24,7 +24,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The {@code distributedLock} health contributor over a real engine on real servers, with
- * Spring Boot 3's health API ({@code lock-spring-boot4-tests} holds the Boot 4 twin).
+ * Spring Boot 3's health API ({@code lock-spring-boot41-tests} holds the Boot 4 twin).
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class DistributedLockHealthIntegrationTests {

@@ -5,7 +5,7 @@ import org.springframework.util.ClassUtils;
 /**
  * The Spring Boot line these tests run on, and Boot's auto-configuration classes named
  * for it: the tests of this module run on Boot 3.5 here and again on Boot 4.x in
- * {@code lock-spring-boot4-tests}, from the same compiled classes, so every Boot class
+ * {@code lock-spring-boot41-tests}, from the same compiled classes, so every Boot class
  * whose name moved in 4.0 is looked up by name.
  */
 public final class BootLine {

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link DistributedLockHealthContributorAutoConfiguration} next to Boot's health
- * auto-configuration, with Spring Boot 3's health API ({@code lock-spring-boot4-tests}
+ * auto-configuration, with Spring Boot 3's health API ({@code lock-spring-boot41-tests}
  * holds the Boot 4 twin): one indicator in single mode, a composite in quorum mode.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)

@@ -31,7 +31,7 @@ class SourceHygieneTests {
 	private static final Pattern HISTORY = Pattern.compile("\\bissue (?:#|\\d)|seed documents?\\b|the seed's");
 
 	private static final Pattern QUALIFIED = Pattern.compile(
-			"(?<![\\w.\"@{#])(?:io\\.quorumlock|java|javax|jakarta|io\\.lettuce|org\\.springframework|io\\.netty|io\\.micrometer|reactor)(?:\\.[a-z][a-z0-9_]*)+\\.[A-Z]\\w*");
+			"(?<![\\w.\"@{#])(?:io\\.quorumlock|java|javax|jakarta|io\\.lettuce|org\\.springframework|io\\.netty|io\\.micrometer|reactor)(?:\\.[a-z][a-z0-9_]*)*\\.[A-Z]\\w*");
 
 	/** The tests that look for history words, and so name them. */
 	private static final Set<String> CHECKS = Set.of("SourceHygieneTests.java", "DocumentationLinksTests.java");

@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
+import io.quorumlock.Lease;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockRequest;
 
@@ -36,7 +37,7 @@ final class LockView implements Lock {
 	 * A lease taken through this view is held by this thread until it unlocks: the lease
 	 * never leaves the view, so it cannot be handed off.
 	 */
-	private static void own(io.quorumlock.Lease lease) {
+	private static void own(Lease lease) {
 		if (lease instanceof RedisLease granted) {
 			granted.owner(Thread.currentThread());
 		}

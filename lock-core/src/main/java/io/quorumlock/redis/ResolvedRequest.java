@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
+import io.quorumlock.LockMode;
 import io.quorumlock.LockRequest;
 
 /**
@@ -20,9 +21,9 @@ record ResolvedRequest(LockRequest request, List<String> redisKeys, Duration lea
 		this(request, redisKeys, lease, waitAtMost, renew, holdAtMost, Duration.ZERO);
 	}
 
-	/** Whether it asks for a shared hold ({@link io.quorumlock.LockMode#SHARED}). */
+	/** Whether it asks for a shared hold ({@link LockMode#SHARED}). */
 	boolean isShared() {
-		return this.request.mode() == io.quorumlock.LockMode.SHARED;
+		return this.request.mode() == LockMode.SHARED;
 	}
 
 	String describe() {

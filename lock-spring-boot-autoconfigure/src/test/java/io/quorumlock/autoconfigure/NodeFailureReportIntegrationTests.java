@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -36,7 +37,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code state} and {@code since} in the {@code locks} endpoint, and the same in the
  * {@code distributedLock} health details (read through the contributor bean, by the
  * method names Boot 3 and Boot 4 share); never with its password. A wrong password, a
- * refused port and a TLS handshake that fails, each on real servers.
+ * password changed on the server while connected, a refused port and a TLS handshake that
+ * fails, each on real servers.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 @ExtendWith(OutputCaptureExtension.class)
@@ -77,6 +79,39 @@ class NodeFailureReportIntegrationTests {
 						+ healthDetails(context, "node-1") + healthDetails(context, "quorum");
 				assertThat(everything).doesNotContain(PASSWORD);
 			});
+	}
+
+	@Test
+	void passwordRotatedWhileConnectedIsLoggedAndShownByTheEndpointAndHealth(CapturedOutput output) {
+		String address = "127.0.0.1:" + redis.node(0).port();
+		String user = "rotating";
+		redis.node(0).call("ACL", "SETUSER", user, "on", ">" + PASSWORD, "~*", "&*", "+@all");
+		try {
+			this.runner
+				.withPropertyValues(join(node(0, PASSWORD), node(1, PASSWORD), node(2, PASSWORD),
+						new String[] { "quorumlock.nodes[0].username=" + user }))
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					await().atMost(Duration.ofSeconds(20))
+						.untilAsserted(() -> assertThat(endpointNode(context, 0).state()).isEqualTo("voting"));
+					// the password changes on the server and its connections drop:
+					// Lettuce's
+					// own reconnect attempts now fail, and say why
+					redis.node(0).call("ACL", "SETUSER", user, "resetpass", ">rotated-" + PASSWORD);
+					redis.node(0).call("CLIENT", "KILL", "USER", user);
+					await().atMost(Duration.ofSeconds(20))
+						.untilAsserted(() -> assertThat(output)
+							.contains("quorumlock: master " + address + " is not connected, last attempt: WRONGPASS "));
+					assertThat(endpointNode(context, 0).state()).isEqualTo("down");
+					assertThat(endpointNode(context, 0).lastError())
+						.startsWith("not connected, last attempt: WRONGPASS");
+					assertThat((String) healthDetails(context, "node-1").get("lastError")).contains("WRONGPASS");
+					assertThat(output.getAll()).doesNotContain(PASSWORD);
+				});
+		}
+		finally {
+			redis.node(0).call("ACL", "DELUSER", user);
+		}
 	}
 
 	@Test
@@ -142,7 +177,7 @@ class NodeFailureReportIntegrationTests {
 	}
 
 	private static String[] join(String[]... parts) {
-		return java.util.Arrays.stream(parts).flatMap(java.util.Arrays::stream).toArray(String[]::new);
+		return Arrays.stream(parts).flatMap(Arrays::stream).toArray(String[]::new);
 	}
 
 	private static LocksEndpoint.NodeDescriptor endpointNode(AssertableApplicationContext context, int index) {

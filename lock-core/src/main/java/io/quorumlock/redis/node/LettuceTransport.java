@@ -1,11 +1,13 @@
 package io.quorumlock.redis.node;
 
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import io.lettuce.core.RedisChannelHandler;
@@ -14,13 +16,17 @@ import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.event.connection.ReconnectFailedEvent;
+import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
 
 /**
  * A {@link Transport} to one Redis server through Lettuce's {@link RedisClient}: each
- * connection reconnects by itself, and its drops and reconnects are told to the
- * {@link Link.Events} it was opened with.
+ * connection reconnects by itself, and its drops, reconnects and failed reconnect
+ * attempts are told to the {@link Link.Events} it was opened with.
  */
 public final class LettuceTransport implements Transport {
 
@@ -36,6 +42,14 @@ public final class LettuceTransport implements Transport {
 	/** Every connection opened, closed with the transport. */
 	private final Queue<StatefulConnection<String, String>> opened = new ConcurrentLinkedQueue<>();
 
+	private final ClientResources resources;
+
+	/**
+	 * The subscription to the resources' failed reconnect attempts to this server, made
+	 * with the first connection and ended with the transport.
+	 */
+	private final AtomicReference<Disposable> reconnectFailures = new AtomicReference<>();
+
 	/**
 	 * @param uri the server
 	 * @param context what the engine's nodes share (Lettuce resources and options)
@@ -46,6 +60,7 @@ public final class LettuceTransport implements Transport {
 		this.uri = uri;
 		this.address = uri.getHost() + ":" + uri.getPort();
 		this.executor = context.timers()::execute;
+		this.resources = context.resources();
 	}
 
 	@Override
@@ -65,6 +80,7 @@ public final class LettuceTransport implements Transport {
 
 	@Override
 	public CompletableFuture<Link> connect(Link.Events events) {
+		watchReconnectFailures(events);
 		return this.client.connectAsync(StringCodec.UTF8, this.uri).toCompletableFuture().thenApply((conn) -> {
 			this.opened.add(conn);
 			conn.addListener(new RedisConnectionStateListener() {
@@ -90,6 +106,34 @@ public final class LettuceTransport implements Transport {
 			this.opened.add(conn);
 			return subscriber(conn, onMessage, onReconnected);
 		});
+	}
+
+	/**
+	 * Tell {@code events} of every failed attempt to reconnect to this server: Lettuce
+	 * reports them on the resources' event bus only, which every transport of the engine
+	 * shares, so each picks the attempts to its own host and port. The failure is handed
+	 * to the engine's timers: the bus may publish on an I/O thread.
+	 */
+	private void watchReconnectFailures(Link.Events events) {
+		if (this.reconnectFailures.get() != null) {
+			return;
+		}
+		Disposable subscription = this.resources.eventBus()
+			.get()
+			.filter((event) -> event instanceof ReconnectFailedEvent failed && isThisServer(failed.remoteAddress()))
+			.subscribe((event) -> {
+				Throwable cause = ((ReconnectFailedEvent) event).getCause();
+				this.executor.execute(() -> events.reconnectFailed(cause));
+			});
+		if (!this.reconnectFailures.compareAndSet(null, subscription)) {
+			subscription.dispose();
+		}
+	}
+
+	private boolean isThisServer(SocketAddress remote) {
+		return remote instanceof InetSocketAddress inet && inet.getPort() == this.uri.getPort() && (inet.getHostString()
+			.equalsIgnoreCase(this.uri.getHost())
+				|| (inet.getAddress() != null && inet.getAddress().getHostAddress().equals(this.uri.getHost())));
 	}
 
 	/** A pub/sub connection as a {@link Link.Subscriber}; shared with a cluster's. */
@@ -134,6 +178,10 @@ public final class LettuceTransport implements Transport {
 
 	@Override
 	public void close() {
+		Disposable subscription = this.reconnectFailures.getAndSet(Disposables.disposed());
+		if (subscription != null) {
+			subscription.dispose();
+		}
 		for (StatefulConnection<String, String> conn = this.opened.poll(); conn != null; conn = this.opened.poll()) {
 			conn.close();
 		}

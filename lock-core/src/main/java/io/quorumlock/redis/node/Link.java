@@ -65,6 +65,15 @@ public interface Link {
 		/** The connection is open again, perhaps to another server process. */
 		void reconnected();
 
+		/**
+		 * An attempt to reconnect the dropped connection failed (a refused port, a
+		 * password the server no longer takes, a TLS handshake): the connection keeps
+		 * trying by itself.
+		 * @param cause the attempt's failure, in the server's or the transport's words
+		 */
+		default void reconnectFailed(Throwable cause) {
+		}
+
 	}
 
 	/** An open pub/sub connection. */

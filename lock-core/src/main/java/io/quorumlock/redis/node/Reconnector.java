@@ -61,15 +61,23 @@ public final class Reconnector {
 			return CompletableFuture.completedFuture(null);
 		}
 		return attempt.get().exceptionally((error) -> {
-			String reason = Replies.reason(error);
-			if (this.failure == null || !reason.contains(LETTUCE_HANDSHAKE_RACE)) {
-				this.failure = reason;
-			}
-			this.onError.accept(Replies.unwrap(error));
+			failed(error);
 			Duration next = retryIn.multipliedBy(2);
 			this.later.accept(() -> connect(attempt, (next.compareTo(MAX_RETRY) > 0) ? MAX_RETRY : next), retryIn);
 			return null;
 		});
+	}
+
+	/**
+	 * An attempt failed, this one's or Lettuce's own after a drop: keep its text for
+	 * commands and status, and report it.
+	 */
+	void failed(Throwable error) {
+		String reason = Replies.reason(error);
+		if (this.failure == null || !reason.contains(LETTUCE_HANDSHAKE_RACE)) {
+			this.failure = reason;
+		}
+		this.onError.accept(Replies.unwrap(error));
 	}
 
 	/** An attempt connected: no failure to quote any more. */

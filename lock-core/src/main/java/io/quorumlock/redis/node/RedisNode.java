@@ -65,7 +65,15 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 			// a reconnect: the server may be a new process; Lettuce may send again what
 			// was in flight, but no answer from before counts now
 			newEpoch();
+			RedisNode.this.reconnector.connected();
 			RedisNode.this.timers.execute(RedisNode.this::prepare);
+		}
+
+		@Override
+		public void reconnectFailed(Throwable cause) {
+			// the connection dropped and cannot come back: operators and callers see
+			// why (a rotated password, a closed port), as for a first connection
+			RedisNode.this.reconnector.failed(cause);
 		}
 
 	};

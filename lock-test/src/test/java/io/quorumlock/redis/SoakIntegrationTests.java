@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -22,6 +23,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,6 +34,7 @@ import io.quorumlock.testing.RedisServer;
 import io.quorumlock.testing.RedisServers;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Multi-JVM fault soak, run only by {@code -Psoak}: five masters, each reached through a
@@ -271,6 +274,11 @@ class SoakIntegrationTests {
 
 		private static final int KINDS = 9;
 
+		/** The dataset marker and the pending record of the restart guard. */
+		private static final String MARKER = "lock:{quorumlock:marker}";
+
+		private static final String PENDING = "lock:{quorumlock:pending}";
+
 		private final RedisServers servers;
 
 		private final List<RewritingProxy> proxies;
@@ -404,8 +412,9 @@ class SoakIntegrationTests {
 				}
 				case 6 -> {
 					// Memory pressure: a memory limit just above what the master uses,
-					// an eviction policy, filler written until it evicts; a few seconds
-					// later back to noeviction without a limit
+					// an eviction policy, filler written until it evicts once an engine
+					// has seen the policy; a lease later back to noeviction without a
+					// limit, after which the master must sit out the restart guard
 					int g = this.random.nextInt(size);
 					evict(g, EVICTION_POLICIES.get(this.random.nextInt(EVICTION_POLICIES.size())));
 					quiet(stop, end, LEASE);
@@ -445,15 +454,32 @@ class SoakIntegrationTests {
 
 		/**
 		 * Give the master a memory limit 1 MiB above what it uses and {@code policy},
-		 * then write filler keys (with a TTL, so that every policy may take them) until
-		 * it has evicted some keys.
+		 * then, once an engine has seen it evicting (it records that on the master: the
+		 * dataset marker goes, and a new nonce names the loss, after which the granting
+		 * scripts refuse on it for every engine), write filler keys (with a TTL, so that
+		 * every policy may take them) until it has evicted some keys. The engines read a
+		 * master's state every second; keys evicted before that read are outside what
+		 * they promise (an eviction policy is the operator's to avoid).
 		 */
 		private void evict(int address, String policy) {
 			RedisServer server = server(address);
 			long before = infoField(server, "stats", "evicted_keys");
 			long used = infoField(server, "memory", "used_memory");
+			Object nonce = server.call("HGET", PENDING, "nonce");
+			long set = System.nanoTime();
 			server.call("CONFIG", "SET", "maxmemory", Long.toString(used + 1024 * 1024));
 			server.call("CONFIG", "SET", "maxmemory-policy", policy);
+			try {
+				await().atMost(Duration.ofSeconds(10))
+					.pollInterval(Duration.ofMillis(10))
+					.until(() -> !server.exists(MARKER)
+							&& !Objects.equals(nonce, server.call("HGET", PENDING, "nonce")));
+			}
+			catch (ConditionTimeoutException ex) {
+				record("eviction-unseen", address, policy + ": no engine recorded it in 10 s, not filled");
+				return;
+			}
+			long seenAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - set);
 			long evicted = 0;
 			for (int i = 0; i < 200 && evicted < 20; i++) {
 				try {
@@ -464,7 +490,8 @@ class SoakIntegrationTests {
 				}
 				evicted = infoField(server, "stats", "evicted_keys") - before;
 			}
-			record("eviction-pressure", address, policy + ", " + evicted + " keys evicted while filling");
+			record("eviction-pressure", address, policy + ", seen by an engine after " + seenAfter + " ms, " + evicted
+					+ " keys evicted while filling");
 		}
 
 		/**

@@ -95,9 +95,10 @@ final class HeldBack {
 		if (votes(node)) {
 			return RegistryStatus.NodeState.VOTING;
 		}
-		// evicting only when nothing else holds it back: ready, known and trusted
+		// evicting once ready and its state known (the restart guard holds an evicting
+		// master back too, and on after it stops)
 		ServerState state = node.state();
-		return (isEvicting(node) && node.isReady() && state.isTrusted()) ? RegistryStatus.NodeState.EVICTING
+		return (isEvicting(node) && node.isReady() && state.isKnown()) ? RegistryStatus.NodeState.EVICTING
 				: RegistryStatus.NodeState.HELD_BACK;
 	}
 

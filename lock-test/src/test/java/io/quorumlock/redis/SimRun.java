@@ -15,10 +15,11 @@ import io.quorumlock.LockOptions;
  * from the seed at random times: crashes and restarts (empty, or with the data of an
  * append-only file, the clock stepped), stalls, partitions, dropped connections (a reply
  * lost after its command ran), failovers behind an address (to a promoted copy, or to
- * another long-running server), {@code FLUSHALL}, {@code SCRIPT FLUSH}, eviction, clock
- * steps, engine pauses longer than a lease, and engines closed. The invariants of
- * {@link SimHistory} are checked after every event; at the end every engine is closed,
- * every lease left to run out, and no lock key may be left.
+ * another long-running server), {@code FLUSHALL}, {@code SCRIPT FLUSH}, eviction (on a
+ * master evicting from the start, or for a while on a live one), clock steps, engine
+ * pauses longer than a lease, and engines closed. The invariants of {@link SimHistory}
+ * are checked after every event; at the end every engine is closed, every lease left to
+ * run out, and no lock key may be left.
  */
 final class SimRun {
 
@@ -260,7 +261,7 @@ final class SimRun {
 		SimServer server = this.network.server(address);
 		Engine engine = this.engines.get(this.random.nextInt(this.engines.size()));
 		long duration = millis(5) + (long) (this.random.nextDouble() * millis(1500));
-		switch (this.random.nextInt(quorum ? 16 : 9)) {
+		switch (this.random.nextInt(quorum ? 17 : 9)) {
 			case 0 -> stall(server, duration);
 			case 1 -> partition(engine, address, duration);
 			case 2 -> dropConnection(address, false);
@@ -280,6 +281,7 @@ final class SimRun {
 			}
 			case 11, 15 -> failover(address, server);
 			case 12 -> evict(server);
+			case 16 -> evictingForAWhile(server);
 			default -> restart(address, server, duration, true);
 		}
 	}
@@ -419,6 +421,43 @@ final class SimRun {
 		note("failover behind " + address + " to " + other.name + " (" + ((kind == 0) ? "a promoted replica"
 				: (kind == 1) ? "another server, empty" : "another server's dataset") + ")");
 		this.network.repoint(address, other);
+	}
+
+	/**
+	 * An eviction policy set on a live master, memory pressure now and then, and back to
+	 * {@code noeviction}: keys are evicted only once an engine has recorded the master as
+	 * evicting (its dataset marker gone), since the engines read a master's state every
+	 * second and keys evicted before that are outside their promise; after the last read
+	 * that saw the policy and before it is set back, some may be evicted still.
+	 */
+	private void evictingForAWhile(SimServer server) {
+		if (server.isEvicting() || !server.isRunning()) {
+			return;
+		}
+		long until = millis(300) + (long) (this.random.nextDouble() * millis(3000));
+		note("maxmemory-policy volatile-lru on " + server.name + " for " + until / 1_000_000 + " ms");
+		server.evictionPolicy("volatile-lru");
+		int pressures = 1 + this.random.nextInt(4);
+		for (int i = 0; i < pressures; i++) {
+			long at = (long) (this.random.nextDouble() * until);
+			int count = 1 + this.random.nextInt(3);
+			this.loop.at(at, null, () -> {
+				if (!server.isEvicting() || !server.isRunning()
+						|| ((Long) server.call("EXISTS", PREFIX + "{quorumlock:marker}")) == 1L) {
+					this.loop.trace("memory pressure on " + server.name + " skipped: no engine recorded it evicting");
+					return;
+				}
+				List<String> evicted = server.evict(count);
+				note("memory pressure on " + server.name
+						+ ((evicted.isEmpty()) ? ": nothing to evict" : ", evicted " + evicted));
+			});
+		}
+		this.loop.at(until, null, () -> {
+			if (server.isEvicting()) {
+				note("maxmemory-policy noeviction on " + server.name + " again");
+				server.evictionPolicy("noeviction");
+			}
+		});
 	}
 
 	private void evict(SimServer server) {

@@ -89,7 +89,10 @@ final class SimServer {
 	private int process;
 
 	/** maxmemory-policy, with a limit; "noeviction" means none. */
-	private final String evictionPolicy;
+	private String evictionPolicy;
+
+	/** {@code evicted_keys}: counted since the process started. */
+	private long evictedKeys;
 
 	/** What {@code WAIT} answers. */
 	private int replicas;
@@ -130,6 +133,7 @@ final class SimServer {
 		this.process++;
 		this.runId = hex(20);
 		this.startedWallMillis = wallMillis();
+		this.evictedKeys = 0;
 		this.scripts.clear();
 		this.subscribers.clear();
 		this.running = true;
@@ -252,6 +256,13 @@ final class SimServer {
 	}
 
 	/**
+	 * {@code CONFIG SET maxmemory-policy}, with a memory limit unless {@code noeviction}.
+	 */
+	void evictionPolicy(String policy) {
+		this.evictionPolicy = policy;
+	}
+
+	/**
 	 * Memory pressure: evict up to {@code count} keys that have a TTL, as volatile-lru
 	 * does, where the policy allows it.
 	 * @return the keys evicted
@@ -270,6 +281,7 @@ final class SimServer {
 		for (int i = 0; i < count && !volatileKeys.isEmpty(); i++) {
 			String key = volatileKeys.remove(this.loop.random.nextInt(volatileKeys.size()));
 			this.data.remove(key);
+			this.evictedKeys++;
 			evicted.add(key);
 		}
 		return evicted;
@@ -646,6 +658,7 @@ final class SimServer {
 				+ "\r\n";
 		String memory = "# Memory\r\nused_memory:1000000\r\nmaxmemory:" + (isEvicting() ? "104857600" : "0")
 				+ "\r\nmaxmemory_policy:" + this.evictionPolicy + "\r\n";
+		String stats = "# Stats\r\nevicted_keys:" + this.evictedKeys + "\r\n";
 		String persistence = "# Persistence\r\nloading:0\r\naof_enabled:" + (this.appendOnly ? 1 : 0) + "\r\n";
 		String replication = "# Replication\r\nrole:master\r\nconnected_slaves:" + this.replicas + "\r\nmaster_replid2:"
 				+ this.replid2 + "\r\n";
@@ -654,8 +667,9 @@ final class SimServer {
 			case "memory" -> memory;
 			case "persistence" -> persistence;
 			case "replication" -> replication;
+			case "stats" -> stats;
 			case "default", "all", "everything" ->
-				server + "\r\n" + memory + "\r\n" + persistence + "\r\n" + replication;
+				server + "\r\n" + memory + "\r\n" + persistence + "\r\n" + stats + "\r\n" + replication;
 			default -> "";
 		};
 	}

@@ -109,6 +109,14 @@ class SimServerIntegrationTests {
 		eval(Compare.EXACT, Script.GUARD_VET, 1, m, "id1", "run2");
 		eval(Compare.EXACT, Script.GUARD_READ, 2, m, p, "nonce3", "4000");
 		step(Compare.FIELDS, "HGETALL", m);
+		// a master seen evicting: the marker goes, a new nonce, the longest guard kept
+		eval(Compare.EXACT, Script.GUARD_EVICTED, 2, m, p, "nonce4", "3500");
+		step(Compare.FIELDS, "HGETALL", p);
+		eval(Compare.EXACT, Script.ACQUIRE, 2, k, m, "t1", "5000");
+		eval(Compare.EXACT, Script.GUARD_EVICTED, 2, m, p, "nonce5", "6000");
+		eval(Compare.EXACT, Script.GUARD_READ, 2, m, p, "nonce6", "4000");
+		eval(Compare.EXACT, Script.GUARD_PROMOTE, 2, m, p, "nonce5", "id1", "6000", "run1");
+		step(Compare.FIELDS, "HGETALL", m);
 		// an exclusive grant, its renewal, batch, hold, fencing, release
 		eval(Compare.EXACT, Script.ACQUIRE, 2, k, m, "t1", "5000");
 		eval(Compare.EXACT, Script.ACQUIRE, 2, k, m, "t2", "5000");

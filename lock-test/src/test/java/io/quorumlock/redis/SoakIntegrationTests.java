@@ -7,11 +7,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -20,27 +23,34 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.quorumlock.testing.RedisErrorReply;
 import io.quorumlock.testing.RedisServer;
 import io.quorumlock.testing.RedisServers;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
- * Multi-JVM fault soak, run only by {@code -Psoak}: five masters, three worker JVMs
+ * Multi-JVM fault soak, run only by {@code -Psoak}: five masters, each reached through a
+ * proxy that stands for its address ({@link RewritingProxy}), three worker JVMs
  * ({@link SoakWorker}) of eight threads locking 20 keys with a 2 s renewed lease, while
  * this process kills and restarts a minority of the masters, pauses one past the lease,
  * restarts one empty, restarts a third while two are still held back by the restart
- * guard, and restarts a majority with commands in flight (frozen, then killed and
- * restarted empty at once, so that Lettuce sends what was in flight again to the new
- * processes within the node timeout). The restart guard is in force ({@code rejoin-delay}
- * = the lease). Afterwards {@link SoakChecker} reads the workers' logs and this process's
- * fault log: no two holds of a key may overlap and fencing tokens must rise in enter
- * order (except where the lock reported the lease lost, counted apart).
+ * guard, restarts a majority with commands in flight (frozen, then killed and restarted
+ * empty at once, so that Lettuce sends what was in flight again to the new processes
+ * within the node timeout), restarts one empty with its reported uptime stepped a minute
+ * forward, fails an address over to a spare long-running server, puts one under memory
+ * pressure with an eviction policy until it evicts, and flushes one
+ * ({@link FaultInjector}). The restart guard is in force ({@code rejoin-delay} = the
+ * lease). Afterwards {@link SoakChecker} reads the workers' logs and this process's fault
+ * log: no two holds of a key may overlap and fencing tokens must rise in enter order
+ * (except where the lock reported the lease lost, counted apart).
  * <p>
  * Beside the exclusive workload each worker runs {@link SoakModes}: a shared/exclusive
  * mix on 4 keys and permits (k = 2 and 3) on 2 keys, {@value #MODE_THREADS} threads each,
@@ -87,8 +97,16 @@ class SoakIntegrationTests {
 	/** How long past its deadline a worker may take to stop. */
 	private static final Duration STOP_GRACE = Duration.ofSeconds(60);
 
+	/** The masters the workers use, each reached through a proxy. */
+	private static final int MASTERS = 5;
+
+	/**
+	 * Long-running servers no address reaches at first, for failovers behind an address.
+	 */
+	private static final int SPARES = 2;
+
 	@RegisterExtension
-	static final RedisServers redis = RedisServers.start(5);
+	static final RedisServers redis = RedisServers.start(MASTERS + SPARES);
 
 	@Test
 	void threeJvmsUnderMasterFaultsNeverHoldAKeyTogether() throws Exception {
@@ -101,10 +119,15 @@ class SoakIntegrationTests {
 				"soak: %s, seed %d, %d JVMs x %d threads, %d keys, lease %d ms, rejoin-delay %d ms, logs in %s%n",
 				duration, seed, WORKERS, THREADS, KEYS, LEASE.toMillis(), REJOIN_DELAY.toMillis(), dir);
 		List<Process> workers = new ArrayList<>();
-		FaultInjector faults = new FaultInjector(redis, dir.resolve("faults.log"), new Random(seed));
+		List<RewritingProxy> proxies = new ArrayList<>();
+		for (int i = 0; i < MASTERS; i++) {
+			proxies.add(new RewritingProxy(redis.node(i)));
+		}
+		FaultInjector faults = new FaultInjector(redis, proxies, dir.resolve("faults.log"), new Random(seed));
 		try {
+			List<String> uris = proxies.stream().map(RewritingProxy::uri).toList();
 			for (int i = 0; i < WORKERS; i++) {
-				workers.add(startWorker(dir, i, duration));
+				workers.add(startWorker(dir, i, duration, uris));
 			}
 			CompletableFuture<?> allExited = CompletableFuture
 				.allOf(workers.stream().map(Process::onExit).toArray(CompletableFuture[]::new));
@@ -129,6 +152,9 @@ class SoakIntegrationTests {
 		finally {
 			workers.forEach(Process::destroyForcibly);
 			faults.healAll();
+			for (RewritingProxy proxy : proxies) {
+				proxy.close();
+			}
 		}
 		SoakChecker.Report report = SoakChecker.check(dir);
 		System.out.println(report.describe());
@@ -154,7 +180,7 @@ class SoakIntegrationTests {
 		assertThat(modes.permitViolations()).as("more than k permit holders: %s", modes.examples()).isZero();
 	}
 
-	private static Process startWorker(Path dir, int index, Duration duration) throws IOException {
+	private static Process startWorker(Path dir, int index, Duration duration, List<String> uris) throws IOException {
 		List<String> command = new ArrayList<>(List.of(
 				Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:+UseSerialGC",
 				"-XX:TieredStopAtLevel=1", "-Dsoak.rejoinDelayMillis=" + REJOIN_DELAY.toMillis(),
@@ -163,7 +189,7 @@ class SoakIntegrationTests {
 				SoakWorker.class.getName(), dir.resolve("worker-" + index + ".log").toString(), "jvm" + index,
 				Long.toString(duration.toMillis()), Integer.toString(THREADS), Integer.toString(KEYS),
 				Long.toString(LEASE.toMillis())));
-		command.addAll(redis.uris());
+		command.addAll(uris);
 		// stdin stays a pipe: the worker exits when it closes, that is, when we are gone
 		return new ProcessBuilder(command).redirectErrorStream(true)
 			.redirectOutput(dir.resolve("worker-" + index + ".out").toFile())
@@ -215,14 +241,21 @@ class SoakIntegrationTests {
 	}
 
 	/**
-	 * The fault schedule, one step per call, on a random node each time; every fault is
-	 * written to the fault log. At most two of the five masters are down or paused at
-	 * once, except in two steps: in one a third restarts while the first two are still
-	 * held back by the restart guard, so no quorum forms until the guard lets them back;
-	 * in the other three freeze with commands in flight to them and are then killed and
-	 * restarted empty together, and Lettuce sends those commands again to the new
-	 * processes (a {@code SET NX} there answers OK on a key another holder still holds on
-	 * the first three).
+	 * The fault schedule, one step per call, on a random address each time; every fault
+	 * is written to the fault log and, stamped with the wall-clock time, to the status
+	 * output. The workers reach each master through a proxy ({@link RewritingProxy}), the
+	 * address they were given; the faults act on the server behind it. At most two of the
+	 * five masters are down or paused at once, except in two steps: in one a third
+	 * restarts while the first two are still held back by the restart guard, so no quorum
+	 * forms until the guard lets them back; in the other three freeze with commands in
+	 * flight to them and are then killed and restarted empty together, and Lettuce sends
+	 * those commands again to the new processes (a {@code SET NX} there answers OK on a
+	 * key another holder still holds on the first three). Besides: a master restarted
+	 * empty whose {@code INFO} reports its uptime stepped a minute forward (a wall clock
+	 * stepped after a reboot); the address switched to a long-running spare server
+	 * (empty, or with the dataset it kept from serving another address); memory pressure
+	 * on a master given a small memory limit and an eviction policy, filled until it
+	 * evicts, then set back to {@code noeviction}; and {@code FLUSHALL}.
 	 */
 	static final class FaultInjector {
 
@@ -232,24 +265,60 @@ class SoakIntegrationTests {
 		 */
 		private static final Duration GUARD = LEASE.plusSeconds(2);
 
+		/** The policies the memory-pressure step sets, each evicting keys with a TTL. */
+		private static final List<String> EVICTION_POLICIES = List.of("volatile-lru", "allkeys-lru", "volatile-random",
+				"allkeys-random");
+
+		/** A filler value, 64 KiB. */
+		private static final String FILLER = "x".repeat(64 * 1024);
+
+		private static final int KINDS = 9;
+
+		/** The dataset marker and the pending record of the restart guard. */
+		private static final String MARKER = "lock:{quorumlock:marker}";
+
+		private static final String PENDING = "lock:{quorumlock:pending}";
+
 		private final RedisServers servers;
+
+		private final List<RewritingProxy> proxies;
+
+		/** For each address (proxy), the index of the server behind it now. */
+		private final int[] behind;
+
+		/** The servers no address reaches now. */
+		private final ArrayDeque<Integer> spares = new ArrayDeque<>();
 
 		private final Path log;
 
 		private final Random random;
 
+		/** How far each proxy's INFO steps the uptime, in seconds. */
+		private final long[] clockSteps;
+
 		private int step;
 
-		FaultInjector(RedisServers servers, Path log, Random random) {
+		FaultInjector(RedisServers servers, List<RewritingProxy> proxies, Path log, Random random) {
 			this.servers = servers;
+			this.proxies = proxies;
+			this.behind = IntStream.range(0, proxies.size()).toArray();
+			for (int i = proxies.size(); i < servers.size(); i++) {
+				this.spares.add(i);
+			}
+			this.clockSteps = new long[proxies.size()];
 			this.log = log;
 			this.random = random;
 		}
 
+		/** The server the address {@code address} reaches now. */
+		private RedisServer server(int address) {
+			return this.servers.node(this.behind[address]);
+		}
+
 		/** Run the next fault of the cycle and the quiet time after it. */
 		void next(CompletableFuture<?> stop, long end) throws InterruptedException {
-			int size = this.servers.size();
-			switch (this.step++ % 5) {
+			int size = this.proxies.size();
+			switch (this.step++ % KINDS) {
 				case 0 -> {
 					// a minority crashes, stays down a while, comes back empty
 					int a = this.random.nextInt(size);
@@ -266,10 +335,10 @@ class SoakIntegrationTests {
 				case 1 -> {
 					// one master freezes past the lease, then resumes
 					int c = this.random.nextInt(size);
-					this.servers.node(c).pause();
-					record("pause", c);
+					server(c).pause();
+					record("pause", c, "");
 					quiet(stop, end, LEASE.plusMillis(500));
-					this.servers.node(c).resume();
+					server(c).resume();
 					quiet(stop, end, Duration.ofSeconds(1));
 				}
 				case 2 -> {
@@ -288,18 +357,76 @@ class SoakIntegrationTests {
 					List<Integer> nodes = IntStream.range(0, size).boxed().collect(Collectors.toList());
 					Collections.shuffle(nodes, this.random);
 					List<Integer> majority = nodes.subList(0, size / 2 + 1);
-					majority.forEach((n) -> this.servers.node(n).pause());
+					majority.forEach((n) -> server(n).pause());
 					if (!quiet(stop, end, Duration.ofMillis(150))) {
-						majority.forEach((n) -> this.servers.node(n).resume());
+						majority.forEach((n) -> server(n).resume());
 						return;
 					}
 					majority.forEach(this::kill);
 					CompletableFuture
 						.allOf(majority.stream()
-							.map((n) -> CompletableFuture.runAsync(() -> this.servers.node(n).restart()))
+							.map((n) -> CompletableFuture.runAsync(() -> server(n).restart()))
 							.toArray(CompletableFuture[]::new))
 						.join();
-					majority.forEach((n) -> record("inflight-restart", n));
+					majority.forEach((n) -> record("inflight-restart", n, ""));
+					quiet(stop, end, GUARD.plusMillis(500));
+				}
+				case 4 -> {
+					// A reboot with a wall-clock step: the master comes back empty and
+					// its INFO reports an uptime a minute longer than it has been up, as
+					// Redis does when the clock is stepped after it started
+					int e = this.random.nextInt(size);
+					this.clockSteps[e] += 60;
+					this.proxies.get(e).stepClock(this.clockSteps[e]);
+					server(e).restart();
+					record("restart-clock-step", e, "uptime +" + this.clockSteps[e] + " s");
+					quiet(stop, end, GUARD.plusMillis(500));
+				}
+				case 5 -> {
+					// A failover behind an address: the address starts reaching a spare,
+					// long-running server, flushed (empty) or keeping the dataset it had
+					// when another address reached it; the server it reached before
+					// becomes a spare
+					int f = this.random.nextInt(size);
+					int next = this.spares.remove();
+					boolean empty = this.random.nextBoolean();
+					RedisServer spare = this.servers.node(next);
+					if (!spare.isRunning()) {
+						spare.restart();
+					}
+					if (empty) {
+						spare.flushAll();
+					}
+					int before = this.behind[f];
+					this.behind[f] = next;
+					try {
+						this.proxies.get(f).pointTo(spare);
+					}
+					catch (IOException ex) {
+						throw new UncheckedIOException(ex);
+					}
+					this.spares.add(before);
+					record(empty ? "failover-to-empty" : "failover-to-other-dataset", f,
+							"from " + this.servers.node(before));
+					quiet(stop, end, GUARD.plusMillis(500));
+				}
+				case 6 -> {
+					// Memory pressure: a memory limit just above what the master uses,
+					// an eviction policy, filler written until it evicts once an engine
+					// has seen the policy; a lease later back to noeviction without a
+					// limit, after which the master must sit out the restart guard
+					int g = this.random.nextInt(size);
+					evict(g, EVICTION_POLICIES.get(this.random.nextInt(EVICTION_POLICIES.size())));
+					quiet(stop, end, LEASE);
+					long evicted = noEviction(g);
+					status("eviction over on " + server(g) + ", " + evicted + " keys evicted in all");
+					quiet(stop, end, GUARD.plusMillis(500));
+				}
+				case 7 -> {
+					// every key of one master deleted, the server process running on
+					int h = this.random.nextInt(size);
+					server(h).flushAll();
+					record("flushall", h, "");
 					quiet(stop, end, GUARD.plusMillis(500));
 				}
 				default -> {
@@ -325,7 +452,73 @@ class SoakIntegrationTests {
 			}
 		}
 
-		/** Bring every node back: resume the paused, restart the dead. */
+		/**
+		 * Give the master a memory limit 1 MiB above what it uses and {@code policy},
+		 * then, once an engine has seen it evicting (it records that on the master: the
+		 * dataset marker goes, and a new nonce names the loss, after which the granting
+		 * scripts refuse on it for every engine), write filler keys (with a TTL, so that
+		 * every policy may take them) until it has evicted some keys. The engines read a
+		 * master's state every second; keys evicted before that read are outside what
+		 * they promise (an eviction policy is the operator's to avoid).
+		 */
+		private void evict(int address, String policy) {
+			RedisServer server = server(address);
+			long before = infoField(server, "stats", "evicted_keys");
+			long used = infoField(server, "memory", "used_memory");
+			Object nonce = server.call("HGET", PENDING, "nonce");
+			long set = System.nanoTime();
+			server.call("CONFIG", "SET", "maxmemory", Long.toString(used + 1024 * 1024));
+			server.call("CONFIG", "SET", "maxmemory-policy", policy);
+			try {
+				await().atMost(Duration.ofSeconds(10))
+					.pollInterval(Duration.ofMillis(10))
+					.until(() -> !server.exists(MARKER)
+							&& !Objects.equals(nonce, server.call("HGET", PENDING, "nonce")));
+			}
+			catch (ConditionTimeoutException ex) {
+				record("eviction-unseen", address, policy + ": no engine recorded it in 10 s, not filled");
+				return;
+			}
+			long seenAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - set);
+			long evicted = 0;
+			for (int i = 0; i < 200 && evicted < 20; i++) {
+				try {
+					server.call("SET", "soak-filler:" + i, FILLER, "EX", "3600");
+				}
+				catch (RedisErrorReply ex) {
+					// out of memory with nothing left to evict under this policy
+				}
+				evicted = infoField(server, "stats", "evicted_keys") - before;
+			}
+			record("eviction-pressure", address, policy + ", seen by an engine after " + seenAfter + " ms, " + evicted
+					+ " keys evicted while filling");
+		}
+
+		/**
+		 * Back to {@code noeviction} without a limit, the filler deleted.
+		 * @return how many keys the master evicted since the limit was set
+		 */
+		private long noEviction(int address) {
+			RedisServer server = server(address);
+			server.call("CONFIG", "SET", "maxmemory-policy", "noeviction");
+			server.call("CONFIG", "SET", "maxmemory", "0");
+			for (int i = 0; i < 200; i++) {
+				server.call("UNLINK", "soak-filler:" + i);
+			}
+			return infoField(server, "stats", "evicted_keys");
+		}
+
+		private static long infoField(RedisServer server, String section, String field) {
+			String info = (String) server.call("INFO", section);
+			for (String line : info.split("\r?\n")) {
+				if (line.startsWith(field + ":")) {
+					return Long.parseLong(line.substring(field.length() + 1).trim());
+				}
+			}
+			throw new IllegalStateException("no " + field + " in INFO " + section + " of " + server);
+		}
+
+		/** Bring every server back: resume the paused, restart the dead, no eviction. */
 		void healAll() {
 			for (int i = 0; i < this.servers.size(); i++) {
 				RedisServer node = this.servers.node(i);
@@ -333,18 +526,20 @@ class SoakIntegrationTests {
 				if (!node.isRunning()) {
 					node.restart();
 				}
+				node.call("CONFIG", "SET", "maxmemory-policy", "noeviction");
+				node.call("CONFIG", "SET", "maxmemory", "0");
 			}
 		}
 
-		private void kill(int node) {
-			this.servers.node(node).kill();
-			record("kill", node);
+		private void kill(int address) {
+			server(address).kill();
+			record("kill", address, "");
 		}
 
-		private void restart(int node, String kind) {
-			this.servers.node(node).restart();
+		private void restart(int address, String kind) {
+			server(address).restart();
 			if (!"kill-restart".equals(kind)) {
-				record(kind, node);
+				record(kind, address, "");
 			}
 		}
 
@@ -366,8 +561,13 @@ class SoakIntegrationTests {
 			}
 		}
 
-		private void record(String kind, int node) {
-			String line = "F\t" + System.nanoTime() + "\t" + kind + "\t" + this.servers.node(node) + "\n";
+		/**
+		 * Log a fault: {@code F nanoTime kind server address detail} in the fault log,
+		 * and the same stamped with the wall-clock time in the status output.
+		 */
+		private void record(String kind, int address, String detail) {
+			String line = "F\t" + System.nanoTime() + "\t" + kind + "\t" + server(address) + "\t"
+					+ this.proxies.get(address).uri() + "\t" + detail + "\n";
 			try {
 				Files.writeString(this.log, line, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
 						StandardOpenOption.APPEND);
@@ -375,7 +575,11 @@ class SoakIntegrationTests {
 			catch (IOException ex) {
 				throw new UncheckedIOException(ex);
 			}
-			System.out.print("soak: " + line.substring(2));
+			status(line.substring(2).trim().replace('\t', ' '));
+		}
+
+		private static void status(String text) {
+			System.out.println("soak: " + Instant.now() + " " + text);
 		}
 
 	}

@@ -22,10 +22,13 @@ import java.util.function.Supplier;
  * @param ids new random ids
  * @param replicatedWrites whether writes that replicas must acknowledge
  * ({@code sync-replicas}) go through a connection of their own
+ * @param evictionAllowed whether masters that can evict lock keys vote anyway (then a
+ * master that evicted keys is not held back for it either)
  * @param onMessage called with the channel of every release message
  * @param onError called with a node's address and every connection failure of it
  */
 public record NodeContext(Timers timers, String probeKey, String probeChannel, String[] guardKeys, GuardRecord guard,
 		double clockDriftFactor, Set<String> freshRunIds, AtomicBoolean anyMarked, Supplier<String> ids,
-		boolean replicatedWrites, Consumer<String> onMessage, BiConsumer<String, Throwable> onError) {
+		boolean replicatedWrites, boolean evictionAllowed, Consumer<String> onMessage,
+		BiConsumer<String, Throwable> onError) {
 }

@@ -37,8 +37,8 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 	/** Every script, shared ones too: loaded on each connection in each epoch. */
 	public static final Script[] SCRIPTS = { Script.ACQUIRE, Script.RELEASE, Script.EXTEND, Script.EXTEND_MANY,
 			Script.HOLD, Script.FENCE_INCREMENT, Script.FENCE_RAISE, Script.FORCE_RELEASE, Script.GUARD_READ,
-			Script.GUARD_PROMOTE, Script.GUARD_VET, SharedScripts.ACQUIRE, SharedScripts.EXTEND, SharedScripts.RELEASE,
-			SharedScripts.HOLD, SharedScripts.INTENT };
+			Script.GUARD_PROMOTE, Script.GUARD_VET, Script.GUARD_EVICTED, SharedScripts.ACQUIRE, SharedScripts.EXTEND,
+			SharedScripts.RELEASE, SharedScripts.HOLD, SharedScripts.INTENT };
 
 	private final Transport transport;
 
@@ -140,8 +140,10 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 		}
 		this.seen = new AtomicReference<>(new Seen(RegistryStatus.NodeState.DOWN, this.timers.nanoTime()));
 		this.probe = new ScriptProbe(context.probeKey(), context.probeChannel());
-		this.state = transport.isOneServer() ? new ServerState(context.guardKeys(), this::epoch, clock, context.guard(),
-				context.clockDriftFactor(), context.freshRunIds(), context.anyMarked(), context.ids()) : null;
+		this.state = transport.isOneServer()
+				? new ServerState(context.guardKeys(), this::epoch, clock, context.guard(), context.clockDriftFactor(),
+						context.freshRunIds(), context.anyMarked(), context.ids(), context.evictionAllowed())
+				: null;
 	}
 
 	/** Host and port, never credentials. */
@@ -376,17 +378,15 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 		if (!this.state.isKnown()) {
 			return "held back until its state (INFO, dataset marker) is read on this connection";
 		}
-		String held = this.state.heldBackReason();
-		if (held != null) {
-			return held;
-		}
+		// evicting first: what the operator has to change, and what the restart guard
+		// holds it back for once it stops
 		String policy = this.state.evicting();
 		if (policy != null && !evictionAllowed) {
 			return "evicting: maxmemory-policy " + policy + " with a maxmemory limit can drop held lock keys "
 					+ "under memory pressure; set maxmemory-policy noeviction, or accept it with "
 					+ "quorumlock.allow-evicting-masters=true";
 		}
-		return null;
+		return this.state.heldBackReason();
 	}
 
 	/** The server's state, or null for a whole cluster. */

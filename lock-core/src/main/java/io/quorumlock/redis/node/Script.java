@@ -231,6 +231,30 @@ public record Script(String name, String text, String sha1) {
 			return {1}
 			""");
 
+	/**
+	 * A master seen evicting, or seen to have evicted keys since the last read: treated
+	 * as one that lost its data ({@link ServerState}), since lock keys, which have a TTL,
+	 * may have gone. The pending record gets a new nonce, so that every engine holds the
+	 * master back from when it first sees that nonce, and the dataset marker goes, so
+	 * that the granting scripts refuse on it until the hold-back is over. The marker goes
+	 * first: a master out of memory with nothing left to evict refuses the write of the
+	 * record, not the delete. KEYS[1] the dataset marker, KEYS[2] the pending record;
+	 * ARGV[1] the new nonce, ARGV[2] this engine's restart guard in milliseconds. Returns
+	 * {0, nonce, guard}, as {@link #GUARD_READ} does for a master without its marker,
+	 * with the longest guard either record kept, raised to ARGV[2].
+	 */
+	public static final Script GUARD_EVICTED = of("guard-evicted", """
+			local guard = tonumber(ARGV[2])
+			local recorded = math.max(tonumber(redis.call('hget', KEYS[1], 'guard') or '0'),
+				tonumber(redis.call('hget', KEYS[2], 'guard') or '0'))
+			if recorded > guard then
+				guard = recorded
+			end
+			redis.call('del', KEYS[1])
+			redis.call('hset', KEYS[2], 'nonce', ARGV[1], 'guard', tostring(guard))
+			return {0, ARGV[1], guard}
+			""");
+
 	public static Script of(String name, String text) {
 		try {
 			byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));

@@ -37,18 +37,29 @@ import java.util.function.LongConsumer;
  * or a loss handled while this engine was away) is held back the same way, from when this
  * engine first saw it. Server processes an operator declared brand new
  * ({@code fresh-master-run-ids}) get their marker at once.
+ * <p>
+ * A master seen with an eviction policy and a memory limit, or whose {@code evicted_keys}
+ * counter (a count, not a clock) grew between two reads of the same server process, may
+ * have dropped lock keys of leases still valid: unless evicting masters are accepted, it
+ * is treated as a master that lost its data ({@link Script#GUARD_EVICTED}), at every such
+ * read, so that it is held back for the guard from when it was last seen evicting or to
+ * have evicted.
  */
 public final class ServerState {
 
 	/** What a read found, in one epoch; replaced whole. */
-	private record Seen(long epoch, String runId, long uptimeNanos, long readAt, String evicting, boolean aofEnabled,
-			boolean promoted, boolean trusted) {
+	private record Seen(long epoch, String runId, long uptimeNanos, long readAt, String evicting, long evictedKeys,
+			boolean aofEnabled, boolean promoted, boolean trusted) {
 
 		Seen trusted(boolean trusted) {
-			return new Seen(this.epoch, this.runId, this.uptimeNanos, this.readAt, this.evicting, this.aofEnabled,
-					this.promoted, trusted);
+			return new Seen(this.epoch, this.runId, this.uptimeNanos, this.readAt, this.evicting, this.evictedKeys,
+					this.aofEnabled, this.promoted, trusted);
 		}
 
+	}
+
+	/** A server process's {@code evicted_keys} as last read. */
+	private record Evicted(String runId, long count) {
 	}
 
 	/**
@@ -82,7 +93,18 @@ public final class ServerState {
 	/** Random ids: nonces and dataset ids. */
 	private final Supplier<String> ids;
 
-	private volatile Seen seen = new Seen(-1, null, -1, 0, null, false, false, false);
+	private final boolean evictionAllowed;
+
+	private volatile Seen seen = new Seen(-1, null, -1, 0, null, -1, false, false, false);
+
+	/**
+	 * The eviction counter when last read without a loss to record, or once a loss it
+	 * showed was recorded on the master; null until read.
+	 */
+	private volatile Evicted evicted;
+
+	/** The nonce this engine wrote for a master seen evicting, for messages. */
+	private volatile String evictedNonce;
 
 	/** The dataset id this engine trusts on this entry; kept across epochs. */
 	private volatile String trustedId;
@@ -100,9 +122,11 @@ public final class ServerState {
 	 * @param freshRunIds server processes an operator declared brand new
 	 * @param anyMarked whether the engine ever trusted a marker on any master
 	 * @param ids new random ids
+	 * @param evictionAllowed whether masters that can evict lock keys vote anyway
 	 */
 	ServerState(String[] guardKeys, LongSupplier epoch, LongSupplier nanoClock, GuardRecord guard,
-			double clockDriftFactor, Set<String> freshRunIds, AtomicBoolean anyMarked, Supplier<String> ids) {
+			double clockDriftFactor, Set<String> freshRunIds, AtomicBoolean anyMarked, Supplier<String> ids,
+			boolean evictionAllowed) {
 		this.guardKeys = guardKeys;
 		this.epoch = epoch;
 		this.nanoClock = nanoClock;
@@ -111,6 +135,7 @@ public final class ServerState {
 		this.freshRunIds = freshRunIds;
 		this.anyMarked = anyMarked;
 		this.ids = ids;
+		this.evictionAllowed = evictionAllowed;
 	}
 
 	/**
@@ -136,7 +161,8 @@ public final class ServerState {
 		this.reading = true;
 		long sentIn = this.epoch.getAsLong();
 		long sent = this.nanoClock.getAsLong();
-		// server (run_id), memory (eviction), persistence (append-only file), replication
+		// server (run_id), memory (eviction), persistence (append-only file), stats
+		// (evicted keys), replication
 		CompletableFuture<String> info = server.info("default").toCompletableFuture();
 		CompletableFuture<List<Object>> marker = (this.guard != null)
 				? server.eval(Script.GUARD_READ, this.guardKeys, this.ids.get(), Long.toString(this.guard.millis()))
@@ -151,7 +177,7 @@ public final class ServerState {
 				if (this.guard == null && !Replies.withoutReply(error)) {
 					// single mode, INFO refused (an ACL without +info): nothing to hold
 					// the node back for, and no eviction policy known to refuse it for
-					this.seen = new Seen(sentIn, null, -1, now, null, false, false, true);
+					this.seen = new Seen(sentIn, null, -1, now, null, -1, false, false, true);
 				}
 				return CompletableFuture.<Void>completedFuture(null);
 			}
@@ -159,24 +185,69 @@ public final class ServerState {
 			String text = info.join();
 			long uptime = parseUptimeSeconds(text);
 			Seen found = new Seen(sentIn, parseRunId(text), (uptime < 0) ? -1 : TimeUnit.SECONDS.toNanos(uptime), now,
-					evicting(text), "1".equals(field(text, "aof_enabled:")), wasReplica(text), this.guard == null);
+					evicting(text), parseCount(text, "evicted_keys:"), "1".equals(field(text, "aof_enabled:")),
+					wasReplica(text), this.guard == null);
 			if (this.guard == null) {
 				this.seen = found;
 				return CompletableFuture.<Void>completedFuture(null);
 			}
-			return judge(server, found, marker.join(), now);
+			if (!this.evictionAllowed && (found.evicting != null || evictedSinceLastRead(found))) {
+				return evictedNow(server, found, now);
+			}
+			this.evicted = new Evicted(found.runId, found.evictedKeys);
+			return judge(server, found, marker.join(), now, false);
 		}).thenCompose((done) -> done).whenComplete((ok, error) -> this.reading = false);
 	}
 
-	/** The guard's verdict on a marker read, ending a hold-back that is over. */
-	private CompletableFuture<Void> judge(Server server, Seen found, List<Object> marker, long now) {
+	/**
+	 * Whether the server process read before evicted keys since: its {@code evicted_keys}
+	 * changed (grew, or was reset by {@code CONFIG RESETSTAT}, after which nothing tells
+	 * what was evicted).
+	 */
+	private boolean evictedSinceLastRead(Seen found) {
+		Evicted before = this.evicted;
+		return before != null && found.evictedKeys >= 0 && found.runId != null && found.runId.equals(before.runId)
+				&& found.evictedKeys != before.count;
+	}
+
+	/**
+	 * A master seen evicting, or to have evicted since the last read: recorded on it as a
+	 * loss (a new nonce, no marker), which every engine then holds back from when it
+	 * first sees it. Until that is recorded, the master does not vote, and the next read
+	 * sees the same eviction again.
+	 */
+	private CompletableFuture<Void> evictedNow(Server server, Seen found, long now) {
+		String nonce = this.ids.get();
+		return server.eval(Script.GUARD_EVICTED, this.guardKeys, nonce, Long.toString(this.guard.millis()))
+			.toCompletableFuture()
+			.handle((lost, error) -> {
+				if (this.epoch.getAsLong() != found.epoch) {
+					return CompletableFuture.<Void>completedFuture(null);
+				}
+				if (error != null) {
+					this.seen = found.trusted(false);
+					return CompletableFuture.<Void>completedFuture(null);
+				}
+				this.evicted = new Evicted(found.runId, found.evictedKeys);
+				this.evictedNonce = nonce;
+				return judge(server, found, lost, now, true);
+			})
+			.thenCompose((done) -> done);
+	}
+
+	/**
+	 * The guard's verdict on a marker read, ending a hold-back that is over.
+	 * @param evicted whether the read found the master evicting, or to have evicted
+	 */
+	private CompletableFuture<Void> judge(Server server, Seen found, List<Object> marker, long now, boolean evicted) {
 		this.guard.adopt(((Number) marker.get(2)).longValue());
 		String id = (String) marker.get(1);
 		if (((Number) marker.get(0)).longValue() == 0) {
 			// declared brand new: only while no master of these was ever seen marked (a
-			// deployment in use is not brand new, and a FLUSHALL does not make it so)
-			boolean fresh = found.runId != null && this.freshRunIds.contains(found.runId) && this.trustedId == null
-					&& !this.anyMarked.get();
+			// deployment in use is not brand new, and a FLUSHALL does not make it so),
+			// and never one that evicted
+			boolean fresh = !evicted && found.runId != null && this.freshRunIds.contains(found.runId)
+					&& this.trustedId == null && !this.anyMarked.get();
 			if (!fresh && !held("nonce " + id, now)) {
 				this.seen = found.trusted(false);
 				return CompletableFuture.completedFuture(null);
@@ -362,13 +433,10 @@ public final class ServerState {
 					+ " s)";
 		}
 		long left = TimeUnit.NANOSECONDS.toSeconds(heldBackNanos() + 999_999_999);
-		String why = current.what.startsWith("nonce")
-				? "it lost its data (restarted empty, flushed, or another server behind its address)"
-				: current.what.startsWith("process")
-						? "a new server process came up with its data (a restart from a snapshot or from an "
-								+ "append-only file without appendfsync always, or a failover to a replica), which may "
-								+ "lack the last writes"
-						: "another dataset than the one seen before is behind its address";
+		String why = current.what.equals("nonce " + this.evictedNonce)
+				? "it evicted keys, or had an eviction policy with a memory limit, and may have dropped lock keys"
+				: current.what.startsWith(
+						"nonce") ? "it lost its data (restarted empty, flushed, another server behind its address, or keys " + "evicted)" : current.what.startsWith("process") ? "a new server process came up with its data (a restart from a snapshot or from an " + "append-only file without appendfsync always, or a failover to a replica), which may " + "lack the last writes" : "another dataset than the one seen before is behind its address";
 		return "held back by the restart guard for another " + left + " s: " + why + " (rejoin-delay " + guardSeconds
 				+ " s)";
 	}
@@ -399,6 +467,17 @@ public final class ServerState {
 	public static String parseRunId(String info) {
 		String id = field(info, "run_id:");
 		return (id == null || id.isEmpty()) ? null : id;
+	}
+
+	/** A counter line of {@code INFO}, such as {@code evicted_keys:}; -1 if none. */
+	static long parseCount(String info, String name) {
+		String count = field(info, name);
+		try {
+			return (count != null) ? Long.parseLong(count) : -1;
+		}
+		catch (NumberFormatException ex) {
+			return -1;
+		}
 	}
 
 	/** The {@code uptime_in_seconds} line of {@code INFO server}; -1 if there is none. */

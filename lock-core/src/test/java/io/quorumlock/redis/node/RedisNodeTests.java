@@ -29,7 +29,7 @@ class RedisNodeTests {
 		NodeContext context = new NodeContext(this.timers, "lock:{quorumlock:probe}",
 				"lock:{quorumlock:probe}:released",
 				new String[] { "lock:{quorumlock:marker}", "lock:{quorumlock:pending}" }, null, 0.01, Set.of(),
-				new java.util.concurrent.atomic.AtomicBoolean(), () -> "id", replicatedWrites, (channel) -> {
+				new java.util.concurrent.atomic.AtomicBoolean(), () -> "id", replicatedWrites, false, (channel) -> {
 				}, (address, error) -> {
 				});
 		RedisNode node = new RedisNode(this.transport, context);

@@ -45,7 +45,7 @@ class ServerStateTests {
 
 	private ServerState state(double drift, Set<String> fresh) {
 		return new ServerState(new String[] { "marker", "pending" }, this.epoch::get, this.clock::get, this.guard,
-				drift, fresh, this.anyMarked, () -> "id" + this.ids.incrementAndGet());
+				drift, fresh, this.anyMarked, () -> "id" + this.ids.incrementAndGet(), false);
 	}
 
 	private void read(ServerState state) {
@@ -232,7 +232,7 @@ class ServerStateTests {
 		// nor for an engine that never saw this master, once it saw another one marked
 		this.anyMarked.set(true);
 		ServerState other = new ServerState(new String[] { "marker", "pending" }, this.epoch::get, this.clock::get,
-				this.guard, 0, Set.of("abc"), this.anyMarked, () -> "other-id");
+				this.guard, 0, Set.of("abc"), this.anyMarked, () -> "other-id", false);
 		read(other);
 		assertThat(other.isTrusted()).isFalse();
 	}
@@ -283,7 +283,7 @@ class ServerStateTests {
 	@Test
 	void withoutAGuardTheDataIsTrustedOnceRead() {
 		ServerState state = new ServerState(new String[] { "marker", "pending" }, this.epoch::get, this.clock::get,
-				null, 0, Set.of(), new AtomicBoolean(), () -> "id");
+				null, 0, Set.of(), new AtomicBoolean(), () -> "id", false);
 		read(state);
 		assertThat(state.isTrusted()).isTrue();
 		assertThat(this.server.scripts).isEmpty();
@@ -301,6 +301,67 @@ class ServerStateTests {
 		this.server.info = INFO + "maxmemory:1000000\r\nmaxmemory_policy:allkeys-lru\r\n";
 		read(state);
 		assertThat(state.evicting()).isEqualTo("allkeys-lru");
+	}
+
+	@Test
+	void aMasterThatStopsEvictingIsHeldBackForTheGuardFromWhenItWasLastSeenEvicting() {
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		this.server.info = INFO + "maxmemory:1000000\r\nmaxmemory_policy:volatile-lru\r\n";
+		read(state);
+		assertThat(state.evicting()).isEqualTo("volatile-lru");
+		assertThat(state.isTrusted()).isFalse();
+		assertThat(this.server.marker).as("the loss recorded on the master, for every engine").isNull();
+		this.clock.addAndGet(GUARD); // evicting all along
+		read(state);
+		assertThat(state.isTrusted()).as("still evicting: the hold-back starts over").isFalse();
+		this.server.info = INFO + NO_EVICTION;
+		this.clock.addAndGet(GUARD / 2);
+		read(state);
+		assertThat(state.evicting()).isNull();
+		assertThat(state.isTrusted()).as("not evicting now, but held back from when last seen evicting").isFalse();
+		assertThat(state.heldBackReason()).contains("evicted keys");
+		this.clock.addAndGet(GUARD / 2);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+	}
+
+	@Test
+	void evictionsTheEngineDidNotSeeThePolicyForHoldTheMasterBack() {
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		this.server.info = INFO + NO_EVICTION + "evicted_keys:7\r\n";
+		read(state);
+		assertThat(state.isTrusted()).as("evictions before the first read are not dated").isTrue();
+		// a policy set and reset between two reads, keys evicted meanwhile
+		this.server.info = INFO + NO_EVICTION + "evicted_keys:9\r\n";
+		read(state);
+		assertThat(state.isTrusted()).isFalse();
+		assertThat(this.server.marker).isNull();
+		this.clock.addAndGet(GUARD);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		// another server process behind the address counts from zero: not an eviction
+		this.epoch.incrementAndGet();
+		this.server.info = "run_id:other\r\nuptime_in_seconds:1\r\n" + NO_EVICTION + "evicted_keys:0\r\n";
+		this.server.mark(this.server.marker, "other");
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+	}
+
+	@Test
+	void anEvictingMasterIsNotHeldBackWhenEvictingMastersAreAccepted() {
+		ServerState state = new ServerState(new String[] { "marker", "pending" }, this.epoch::get, this.clock::get,
+				this.guard, 0, Set.of(), this.anyMarked, () -> "id", true);
+		this.server.mark("d1", "abc");
+		this.server.info = INFO + "maxmemory:1000000\r\nmaxmemory_policy:volatile-lru\r\nevicted_keys:1\r\n";
+		read(state);
+		this.server.info = INFO + NO_EVICTION + "evicted_keys:5\r\n";
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		assertThat(this.server.scripts).doesNotContain(Script.GUARD_EVICTED.name());
 	}
 
 	@Test
@@ -379,6 +440,13 @@ class ServerStateTests {
 				if (this.nonce == null) {
 					this.nonce = args[0];
 				}
+				return CompletableFuture.completedFuture(List.of(0L, this.nonce, this.recordedGuard));
+			}
+			if (script == Script.GUARD_EVICTED) {
+				this.recordedGuard = Math.max(this.recordedGuard, Long.parseLong(args[1]));
+				this.marker = null;
+				this.vetted = null;
+				this.nonce = args[0];
 				return CompletableFuture.completedFuture(List.of(0L, this.nonce, this.recordedGuard));
 			}
 			if (script == Script.GUARD_VET) {

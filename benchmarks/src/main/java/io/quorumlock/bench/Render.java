@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -71,6 +72,11 @@ public final class Render {
 	}
 
 	private static final ObjectMapper MAPPER = new ObjectMapper();
+
+	private static final Set<String> TEXT_COLUMNS = Set.of("figure", "candidate", "clients", "ops per thread", "target",
+			"measured", "status");
+
+	private static final Function<Row, Double> P50 = (r) -> r.percentile("50.0");
 
 	private final List<Row> rows = new ArrayList<>();
 
@@ -142,8 +148,7 @@ public final class Render {
 		table("nodes | candidate | p50 | p99 | p99.9 | p50 ÷ floor | p50 − floor | JVM CPU/op");
 		for (Row r : select(LATENCY, false)) {
 			cells(r.nodes(), r.label(), us(r.percentile("50.0")), us(r.percentile("99.0")), us(r.percentile("99.9")),
-					vsFloor(r, (x) -> x.percentile("50.0"), false), vsFloor(r, (x) -> x.percentile("50.0"), true),
-					us(r.secondary("cpu.jvm")));
+					vsFloor(r, P50, false), vsFloor(r, P50, true), us(r.secondary("cpu.jvm")));
 		}
 		this.md.append("\n### Throughput, 16 threads on distinct keys (lock + unlock pairs per second)\n\n");
 		table("nodes | candidate | ops/s | ÷ floor | JVM CPU/op (µs) | Redis CPU/op (µs) | alloc/op (B)");
@@ -168,18 +173,11 @@ public final class Render {
 			}
 		}
 		this.md.append("\n### Aspect overhead and memory\n\n");
-		Row programmatic = find(LATENCY, Candidate.QUORUMLOCK, 1);
-		Row aspect = find(LATENCY, Candidate.QUORUMLOCK_ASPECT, 1);
 		this.md.append("- `@DistributedLock` minus the programmatic API, p50 on 1 node: ")
-			.append((programmatic == null || aspect == null) ? "not measured"
-					: signedUs(aspect.percentile("50.0") - programmatic.percentile("50.0")));
-		Row stub = find(ASPECT, Candidate.QUORUMLOCK_ASPECT, 0);
-		Row stubProgrammatic = find(ASPECT, Candidate.QUORUMLOCK, 0);
-		this.md.append("; the same on a registry that grants at once (no Redis, mean per call): ")
-			.append((stub == null || stubProgrammatic == null) ? "not measured"
-					: String.format(Locale.ROOT, "%s (%s ns annotated, %s ns programmatic)",
-							signedUs((stub.score() - stubProgrammatic.score()) / 1000), ops(stub.score()),
-							ops(stubProgrammatic.score())))
+			.append(signedUs(pair(LATENCY, 1, Candidate.QUORUMLOCK_ASPECT, Candidate.QUORUMLOCK, P50, true)))
+			.append("; the same on a registry that grants at once (no Redis, mean per call): ")
+			.append(signedUs(
+					pair(ASPECT, 0, Candidate.QUORUMLOCK_ASPECT, Candidate.QUORUMLOCK, Row::score, true) / 1000))
 			.append(".\n");
 		Row memory = find(MEMORY, Candidate.QUORUMLOCK, 1);
 		if (memory == null) {
@@ -221,7 +219,7 @@ public final class Render {
 		table("nodes | candidate | p50 | p99 | p99.9 | p50 ÷ Redisson | JVM CPU/op");
 		for (Row r : select(LATENCY, true)) {
 			cells(r.nodes(), r.label(), us(r.percentile("50.0")), us(r.percentile("99.0")), us(r.percentile("99.9")),
-					vsRedisson(r, (x) -> x.percentile("50.0")), us(r.secondary("cpu.jvm")));
+					vsRedisson(r, P50), us(r.secondary("cpu.jvm")));
 		}
 		this.md.append("\n16 threads on ")
 			.append(SharedThroughputBenchmark.KEYS)
@@ -236,14 +234,10 @@ public final class Render {
 	private void targets() {
 		this.md.append("\n### Targets\n\n");
 		table("target | measured | status");
-		Function<Row, Double> p50 = (r) -> r.percentile("50.0");
-		target("1 node, uncontended p50 ≤ 1.10× floor", ratio(LATENCY, 1, Candidate.QUORUMLOCK, Candidate.FLOOR, p50),
+		target("1 node, uncontended p50 ≤ 1.10× floor", ratio(LATENCY, 1, Candidate.QUORUMLOCK, Candidate.FLOOR, P50),
 				1.10, true);
-		Row ql = find(LATENCY, Candidate.QUORUMLOCK, 1);
-		Row floor = find(LATENCY, Candidate.FLOOR, 1);
 		target("1 node, uncontended p50 ≤ floor + 15 µs",
-				(ql == null || floor == null) ? Double.NaN : ql.percentile("50.0") - floor.percentile("50.0"), 15,
-				true);
+				pair(LATENCY, 1, Candidate.QUORUMLOCK, Candidate.FLOOR, P50, true), 15, true);
 		for (Candidate redisson : List.of(Candidate.REDISSON_LEASE, Candidate.REDISSON_WATCHDOG)) {
 			target("16 threads, distinct keys ≥ 2.5× " + redisson.label(),
 					ratio(THROUGHPUT, 1, Candidate.QUORUMLOCK, redisson, Row::score), 2.5, false);
@@ -252,9 +246,9 @@ public final class Render {
 				ratio(THROUGHPUT, 1, Candidate.QUORUMLOCK, Candidate.FLOOR, Row::score), 0.95, false);
 		for (int n : new int[] { 3, 5 }) {
 			target(n + " nodes, uncontended p50 ≤ 1.15× parallel floor",
-					ratio(LATENCY, n, Candidate.QUORUMLOCK, Candidate.FLOOR, p50), 1.15, true);
+					ratio(LATENCY, n, Candidate.QUORUMLOCK, Candidate.FLOOR, P50), 1.15, true);
 			target(n + " nodes, uncontended p50 ≥ 4× faster than RedissonRedLock",
-					ratio(LATENCY, n, Candidate.REDISSON_REDLOCK, Candidate.QUORUMLOCK, p50), 4, false);
+					ratio(LATENCY, n, Candidate.REDISSON_REDLOCK, Candidate.QUORUMLOCK, P50), 4, false);
 			target(n + " nodes, 16 threads ≥ 0.9× parallel floor",
 					ratio(THROUGHPUT, n, Candidate.QUORUMLOCK, Candidate.FLOOR, Row::score), 0.9, false);
 		}
@@ -266,10 +260,8 @@ public final class Render {
 				(contention != null) ? contention.secondary("fairness") : Double.NaN, 0.8, false);
 		target("one key, 4 threads: wait p99.9 ≤ 10 ms",
 				(contention != null) ? contention.secondary("wait.p99.9") / 1000 : Double.NaN, 10, true);
-		Row stub = find(ASPECT, Candidate.QUORUMLOCK_ASPECT, 0);
-		Row stubProgrammatic = find(ASPECT, Candidate.QUORUMLOCK, 0);
-		target("the aspect's own cost ≤ 3 µs (registry that grants at once)", (stub == null || stubProgrammatic == null)
-				? Double.NaN : (stub.score() - stubProgrammatic.score()) / 1000, 3, true);
+		target("the aspect's own cost ≤ 3 µs (registry that grants at once)",
+				pair(ASPECT, 0, Candidate.QUORUMLOCK_ASPECT, Candidate.QUORUMLOCK, Row::score, true) / 1000, 3, true);
 		target("one key, 4 clients: ops/s ≥ 1.5× Redisson",
 				ratio("ContentionBenchmark.fourClients", 1, Candidate.QUORUMLOCK, Candidate.REDISSON_LEASE, Row::score),
 				1.5, false);
@@ -300,18 +292,28 @@ public final class Render {
 	}
 
 	private double ratio(String benchmark, int nodes, Candidate of, Candidate to, Function<Row, Double> figure) {
+		return pair(benchmark, nodes, of, to, figure, false);
+	}
+
+	/**
+	 * One candidate's figure divided by (or minus) another's; NaN if either is missing.
+	 */
+	private double pair(String benchmark, int nodes, Candidate of, Candidate to, Function<Row, Double> figure,
+			boolean difference) {
 		Row x = find(benchmark, of, nodes);
 		Row y = find(benchmark, to, nodes);
-		return (x == null || y == null) ? Double.NaN : figure.apply(x) / figure.apply(y);
+		if (x == null || y == null) {
+			return Double.NaN;
+		}
+		return difference ? figure.apply(x) - figure.apply(y) : figure.apply(x) / figure.apply(y);
 	}
 
 	private String vsFloor(Row r, Function<Row, Double> figure, boolean difference) {
-		Row floor = find(r.benchmark(), Candidate.FLOOR, r.nodes());
-		if (r.candidate() == Candidate.FLOOR || floor == null) {
-			return (r.candidate() != Candidate.FLOOR) ? "—" : difference ? "—" : "1";
+		if (r.candidate() == Candidate.FLOOR) {
+			return difference ? "—" : "1";
 		}
-		return difference ? signedUs(figure.apply(r) - figure.apply(floor))
-				: times(figure.apply(r) / figure.apply(floor));
+		double value = pair(r.benchmark(), r.nodes(), r.candidate(), Candidate.FLOOR, figure, difference);
+		return difference ? signedUs(value) : times(value);
 	}
 
 	private String vsRedisson(Row r, Function<Row, Double> figure) {
@@ -350,7 +352,7 @@ public final class Render {
 		head.append(" | ").append(labels.get(labels.size() - 1)).append(" ÷ ").append(labels.get(0));
 		table(md, head.toString());
 		for (String benchmark : List.of(LATENCY, THROUGHPUT)) {
-			Function<Row, Double> figure = benchmark.equals(LATENCY) ? (r) -> r.percentile("50.0") : Row::score;
+			Function<Row, Double> figure = benchmark.equals(LATENCY) ? P50 : Row::score;
 			for (int nodes : new int[] { 1, 3, 5 }) {
 				List<Object> cells = new ArrayList<>(
 						List.of(benchmark.equals(LATENCY) ? "p50 ÷ floor" : "ops/s ÷ floor", nodes));
@@ -387,7 +389,8 @@ public final class Render {
 						for (Render round : sides.get(label)) {
 							Row row = round.find(benchmark, c, nodes);
 							if (row != null) {
-								values.add(benchmark.equals(LATENCY) ? row.percentile("50.0") : row.score());
+								values.add((benchmark.equals(LATENCY) ? P50 : (Function<Row, Double>) Row::score)
+									.apply(row));
 							}
 						}
 						cells.add(benchmark.equals(LATENCY) ? us(median(values)) : ops(median(values)));
@@ -468,7 +471,7 @@ public final class Render {
 		String[] columns = head.split(" \\| ");
 		md.append("| ").append(head).append(" |\n|");
 		for (int i = 0; i < columns.length; i++) {
-			md.append((i == 1 || columns[i].equals("target")) ? "---|" : "---:|");
+			md.append(TEXT_COLUMNS.contains(columns[i]) ? "---|" : "---:|");
 		}
 		md.append('\n');
 	}

@@ -63,7 +63,7 @@ public class AspectOverheadBenchmark {
 	@TearDown(Level.Trial)
 	public void close() {
 		this.context.close();
-		Errors.write("benchmark=aspect candidate=" + this.candidate + " nodes=0 " + Errors.describe());
+		Errors.print("aspect candidate=" + this.candidate);
 	}
 
 	/**

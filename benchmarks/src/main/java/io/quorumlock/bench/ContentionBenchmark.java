@@ -2,7 +2,6 @@ package io.quorumlock.bench;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,34 +18,30 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.infra.BenchmarkParams;
-import org.openjdk.jmh.infra.IterationParams;
-import org.openjdk.jmh.runner.IterationType;
+import org.openjdk.jmh.results.AggregationPolicy;
 
 import io.quorumlock.bench.candidates.Candidate;
 import io.quorumlock.bench.candidates.LockClient;
 
 /**
  * Four threads fighting over one key, each waiting up to 10 s per attempt, with an empty
- * critical section: handovers per second (JMH's score), and per thread the operations and
- * every wait (call to entry), gathered over the measurement iterations and written to the
- * file named by {@value #STATS_PROPERTY} (one line per trial) and to standard output.
+ * critical section: handovers per second (JMH's score), and per iteration the waits (call
+ * to entry), fairness and each thread's operations as secondary results (see
+ * {@link Stats}).
  * <ul>
  * <li>{@link #oneClient}: the four threads share one client, as threads of one process
  * do;</li>
  * <li>{@link #fourClients}: each thread opens its own client, on its own connections,
  * standing for four processes.</li>
  * </ul>
- * A counter that only the holder may touch checks mutual exclusion within this JVM.
+ * A counter that only the holder may touch checks mutual exclusion within this JVM; a
+ * violation fails the run.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Threads(4)
 public class ContentionBenchmark {
-
-	/** System property: file to append each trial's per-thread statistics to. */
-	public static final String STATS_PROPERTY = "bench.stats";
 
 	/** The candidate id (see {@link Candidate}). */
 	@Param("quorumlock")
@@ -179,7 +174,12 @@ public class ContentionBenchmark {
 
 	}
 
-	/** Everything the threads recorded, over the measurement iterations. */
+	/**
+	 * What the threads recorded in the iteration, reported through {@link BenchProfiler}:
+	 * the waits' percentiles and maximum, fairness, timeouts and each thread's
+	 * operations. Fails the run if two holders were ever inside the critical section at
+	 * once.
+	 */
 	@State(Scope.Benchmark)
 	public static class Stats {
 
@@ -189,65 +189,40 @@ public class ContentionBenchmark {
 
 		final AtomicLong violations = new AtomicLong();
 
-		private long[] opsPerThread;
-
-		private long[] allWaits = new long[0];
-
-		private long timeouts;
-
-		private double seconds;
-
-		/**
-		 * Add a measurement iteration.
-		 * @param iteration the iteration's parameters
-		 */
+		/** Check mutual exclusion and report the iteration. */
 		@TearDown(Level.Iteration)
-		public void collect(IterationParams iteration) {
-			if (iteration.getType() != IterationType.MEASUREMENT) {
-				return;
+		public void report() {
+			if (this.violations.get() > 0) {
+				throw new IllegalStateException("mutual exclusion violated " + this.violations.get()
+						+ " time(s): two holders were inside the critical section at once");
 			}
-			if (this.opsPerThread == null) {
-				this.opsPerThread = new long[this.waiters.size()];
-			}
-			int total = this.allWaits.length;
+			int total = 0;
 			for (Waiter waiter : this.waiters) {
 				total += waiter.recorded;
 			}
-			long[] merged = Arrays.copyOf(this.allWaits, total);
-			int at = this.allWaits.length;
-			for (int i = 0; i < this.waiters.size(); i++) {
+			long[] waits = new long[total];
+			long[] ops = new long[this.waiters.size()];
+			long timeouts = 0;
+			int at = 0;
+			for (int i = 0; i < ops.length; i++) {
 				Waiter waiter = this.waiters.get(i);
-				this.opsPerThread[i] += waiter.ops;
-				this.timeouts += waiter.timeouts;
-				System.arraycopy(waiter.waits, 0, merged, at, waiter.recorded);
+				System.arraycopy(waiter.waits, 0, waits, at, waiter.recorded);
 				at += waiter.recorded;
+				ops[i] = waiter.ops;
+				timeouts += waiter.timeouts;
+				BenchProfiler.report("ops.thread" + i, waiter.ops, "#", AggregationPolicy.SUM);
 			}
-			this.allWaits = merged;
-			this.seconds += iteration.getTime().convertTo(TimeUnit.MILLISECONDS) / 1000.0;
-		}
-
-		/**
-		 * Write this trial's line.
-		 * @param params the benchmark's parameters
-		 */
-		@TearDown(Level.Trial)
-		public void report(BenchmarkParams params) {
-			if (this.opsPerThread == null) {
-				return;
-			}
-			long[] waits = this.allWaits.clone();
 			Arrays.sort(waits);
-			long min = Arrays.stream(this.opsPerThread).min().orElse(0);
-			long max = Arrays.stream(this.opsPerThread).max().orElse(0);
-			String line = String.format(Locale.ROOT,
-					"benchmark=%s candidate=%s nodes=%s seconds=%.3f ops=%s fairness=%.3f waitP50Us=%.1f waitP99Us=%.1f "
-							+ "waitP999Us=%.1f waitMaxUs=%.1f timeouts=%d violations=%d",
-					params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1),
-					params.getParam("candidate"), params.getParam("nodes"), this.seconds,
-					Arrays.toString(this.opsPerThread).replace(" ", ""), (max == 0) ? 0.0 : (double) min / max,
-					micros(waits, 0.50), micros(waits, 0.99), micros(waits, 0.999),
-					(waits.length == 0) ? 0.0 : waits[waits.length - 1] / 1000.0, this.timeouts, this.violations.get());
-			Errors.write(line + " " + Errors.describe());
+			long min = Arrays.stream(ops).min().orElse(0);
+			long max = Arrays.stream(ops).max().orElse(0);
+			BenchProfiler.report("fairness", (max == 0) ? 0.0 : (double) min / max, "min/max");
+			BenchProfiler.report("wait.p50", micros(waits, 0.50), "us");
+			BenchProfiler.report("wait.p99", micros(waits, 0.99), "us");
+			BenchProfiler.report("wait.p99.9", micros(waits, 0.999), "us");
+			BenchProfiler.report("wait.max", (waits.length == 0) ? 0.0 : waits[waits.length - 1] / 1000.0, "us",
+					AggregationPolicy.MAX);
+			BenchProfiler.report("timeouts", timeouts, "#", AggregationPolicy.SUM);
+			System.out.println("[contention] operations per thread " + Arrays.toString(ops) + ", " + Errors.describe());
 		}
 
 		private static double micros(long[] sorted, double quantile) {

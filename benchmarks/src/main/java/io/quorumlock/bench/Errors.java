@@ -1,18 +1,13 @@
 package io.quorumlock.bench;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Operations that did not lock (refused, timed out or threw) in the current trial. They
- * are counted and reported rather than thrown, so that one slow reply does not void a
- * whole benchmark; the report shows the count and the first error.
+ * are counted rather than thrown, so that one slow reply does not void a whole benchmark;
+ * {@link BenchProfiler} reports the count per iteration as the secondary result
+ * {@code errors}, and the first error is printed when the trial ends.
  */
 public final class Errors {
 
@@ -65,20 +60,12 @@ public final class Errors {
 	}
 
 	/**
-	 * Print the trial's errors and append them to the statistics file, if any.
-	 * @param line the line, with {@link #describe()} at its end
+	 * Print the trial's errors, if any.
+	 * @param what the benchmark and its parameters
 	 */
-	public static void write(String line) {
-		System.out.println("[stats] " + line);
-		String file = System.getProperty(ContentionBenchmark.STATS_PROPERTY);
-		if (file != null && !file.isBlank()) {
-			try {
-				Files.writeString(Path.of(file), line + System.lineSeparator(), StandardCharsets.UTF_8,
-						StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-			}
-			catch (IOException ex) {
-				throw new UncheckedIOException(ex);
-			}
+	public static void print(String what) {
+		if (count.get() > 0) {
+			System.out.println("[errors] " + what + " " + describe());
 		}
 	}
 

@@ -54,8 +54,7 @@ public class LatencyBenchmark {
 	@TearDown(Level.Trial)
 	public void close() {
 		this.client.close();
-		Errors
-			.write("benchmark=latency candidate=" + this.candidate + " nodes=" + this.nodes + " " + Errors.describe());
+		Errors.print("latency candidate=" + this.candidate + " nodes=" + this.nodes);
 	}
 
 	/**

@@ -83,7 +83,7 @@ final class ProcessContention {
 					firstError = (firstError != null) ? firstError : line.substring(first + 12).trim();
 					line = line.substring(0, first);
 				}
-				Map<String, String> values = BenchRunner.keyValues(line);
+				Map<String, String> values = ScaleSupport.keyValues(line);
 				ops[i] = Long.parseLong(values.get("ops"));
 				timeouts += Long.parseLong(values.get("timeouts"));
 				errors += Long.parseLong(values.get("errors"));

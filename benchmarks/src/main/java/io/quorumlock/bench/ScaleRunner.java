@@ -9,6 +9,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,15 +18,18 @@ import java.util.regex.Pattern;
 
 /**
  * The scale scenarios (held leases, waiters, a stalled master, contention across
- * processes), each case in its own JVM, after {@link BenchRunner} in {@code run.sh}.
+ * processes), each case in its own JVM, after the JMH benchmarks in {@code run.sh}.
  * Writes {@code <date>-scale.json} and {@code <date>-scale.md} through
- * {@link ScaleReport}. Takes BenchRunner's options ({@code --smoke}, {@code --only},
- * {@code --out}, {@code --name}; the others are ignored) and its own:
- * {@code --held-sizes 1000,10000,100000}, {@code --waiters 10000},
- * {@code --vt-java PATH|none} (a Java 21+ for the waiters; run.sh finds one). The stalled
- * master's PID comes from {@code BENCH_PIDS} (run.sh's servers, in node order).
+ * {@link ScaleReport}. Takes run.sh's options {@code --smoke}, {@code --only},
+ * {@code --out}, {@code --name} and its own: {@code --held-sizes 1000,10000,100000},
+ * {@code --waiters 10000}, {@code --vt-java PATH|none} (a Java 21+ for the waiters;
+ * run.sh finds one). The stalled master's PID comes from {@code BENCH_PIDS} (run.sh's
+ * servers, in node order).
  */
 public final class ScaleRunner {
+
+	/** Marks the failure of a case that cannot run here (not counted as an error). */
+	static final String UNAVAILABLE = "is unavailable";
 
 	/** One case: a job id and how to run it. */
 	record Case(String id, String scenario, Step step) {
@@ -74,14 +78,11 @@ public final class ScaleRunner {
 					case "--out" -> s.out = Path.of(args[++i]);
 					case "--name" -> s.name = args[++i];
 					case "--vt-java" -> s.vtJava = args[++i];
-					case "--held-sizes" -> s.heldSizes = java.util.Arrays.stream(args[++i].split(","))
+					case "--held-sizes" -> s.heldSizes = Arrays.stream(args[++i].split(","))
 						.map(String::trim)
 						.map(Integer::valueOf)
 						.toList();
 					case "--waiters" -> s.waiters = Integer.parseInt(args[++i]);
-					case "--rounds", "--forks", "--warmup-iterations", "--warmup", "--measurement", "--memory-keys",
-							"--jvm-arg" ->
-						i++; // BenchRunner's
 					default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "' (try --help)");
 				}
 			}
@@ -128,7 +129,7 @@ public final class ScaleRunner {
 					: List.of("quorumlock", "redisson-lease", "si-pubsub")) {
 				plan.add(new Case("scale-waiters/" + keys + "/" + candidate, "waiters", () -> {
 					if (this.s.vtJava == null || this.s.vtJava.equals("none")) {
-						throw new IllegalStateException("skipped: Java 21+ (virtual threads) " + BenchRunner.UNAVAILABLE
+						throw new IllegalStateException("skipped: Java 21+ (virtual threads) " + UNAVAILABLE
 								+ " (run.sh looks at BENCH_VT_JAVA_HOME, JAVA_HOME and /usr/lib/jvm)");
 					}
 					return child(this.s.vtJava, "2g", Waiters.class, 600, candidate, this.s.waiters, keys,
@@ -177,8 +178,7 @@ public final class ScaleRunner {
 			}
 			catch (Exception ex) {
 				String why = ex.getClass().getSimpleName() + ": " + ex.getMessage();
-				System.out
-					.println("=== " + c.id() + " " + (why.contains(BenchRunner.UNAVAILABLE) ? "" : "FAILED: ") + why);
+				System.out.println("=== " + c.id() + " " + (why.contains(UNAVAILABLE) ? "" : "FAILED: ") + why);
 				this.failures.put(c.id(), why);
 			}
 		}
@@ -195,7 +195,7 @@ public final class ScaleRunner {
 		System.out.println();
 		System.out.println(md);
 		System.out.printf("Wrote %s and %s in %.0f s%n", json, markdown, seconds);
-		return (int) this.failures.values().stream().filter((why) -> !why.contains(BenchRunner.UNAVAILABLE)).count();
+		return (int) this.failures.values().stream().filter((why) -> !why.contains(UNAVAILABLE)).count();
 	}
 
 	/** Run {@code main} in a fresh JVM and return its {@code [scale]} lines. */
@@ -222,7 +222,7 @@ public final class ScaleRunner {
 			String error = null;
 			for (String line : lines) {
 				if (line.startsWith(ScaleSupport.PREFIX)) {
-					found.add(BenchRunner.keyValues(line.substring(ScaleSupport.PREFIX.length())));
+					found.add(ScaleSupport.keyValues(line.substring(ScaleSupport.PREFIX.length())));
 				}
 				else if (!line.startsWith("\tat ") && !line.startsWith("\t... ")) {
 					System.out.println("  | " + line);

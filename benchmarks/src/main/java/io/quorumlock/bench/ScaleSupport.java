@@ -42,7 +42,7 @@ final class ScaleSupport {
 
 	/**
 	 * Heap in use after {@code System.gc()}, the least of a few tries (as
-	 * {@link MemoryCheck} does).
+	 * {@link MemoryBenchmark} does).
 	 */
 	static long retainedHeap() throws InterruptedException {
 		MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
@@ -136,6 +136,18 @@ final class ScaleSupport {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	/** The {@code key=value} pairs of a line, in order. */
+	static Map<String, String> keyValues(String line) {
+		Map<String, String> values = new LinkedHashMap<>();
+		for (String pair : line.trim().split("\\s+")) {
+			int eq = pair.indexOf('=');
+			if (eq > 0) {
+				values.put(pair.substring(0, eq), pair.substring(eq + 1));
+			}
+		}
+		return values;
 	}
 
 }

@@ -57,8 +57,7 @@ public class SharedThroughputBenchmark {
 	@TearDown(Level.Trial)
 	public void close() {
 		this.client.close();
-		Errors.write("benchmark=shared-throughput candidate=" + this.candidate + " nodes=" + this.nodes + " "
-				+ Errors.describe());
+		Errors.print("shared-throughput candidate=" + this.candidate + " nodes=" + this.nodes);
 	}
 
 	/**

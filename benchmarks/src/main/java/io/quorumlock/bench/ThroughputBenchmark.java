@@ -52,8 +52,7 @@ public class ThroughputBenchmark {
 	@TearDown(Level.Trial)
 	public void close() {
 		this.client.close();
-		Errors.write(
-				"benchmark=throughput candidate=" + this.candidate + " nodes=" + this.nodes + " " + Errors.describe());
+		Errors.print("throughput candidate=" + this.candidate + " nodes=" + this.nodes);
 	}
 
 	/**

@@ -3,58 +3,76 @@ package io.quorumlock.bench;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.State;
+
 import io.quorumlock.LockRequest;
 import io.quorumlock.bench.candidates.LockClient;
 import io.quorumlock.redis.QuorumLockEngine;
 
 /**
- * Retained heap after locking and releasing many distinct keys with quorumlock: heap used
- * after {@code System.gc()} (via {@link MemoryMXBean}) before and after, with a warm-up
- * first so that class loading and connection buffers count in the baseline. The keys are
- * locked through {@code acquireAsync} and released at once, 64 in flight. Usage:
- * {@code MemoryCheck [keys [nodes]]}; prints one {@code [memory] key=value ...} line.
+ * Retained heap after locking and releasing many distinct keys with quorumlock, one shot
+ * per fork: heap used after {@code System.gc()} (via {@link MemoryMXBean}) before and
+ * after, with a warm-up first so that class loading and connection buffers count in the
+ * baseline. The keys are locked through {@code acquireAsync} and released at once,
+ * {@value #IN_FLIGHT} in flight. The score is the shot's time; the heap before and after,
+ * the retained heap, the rate and the lock keys left in Redis are secondary results
+ * ({@link BenchProfiler}). Run it with {@code -bm ss -wi 0 -i 1}.
  */
-public final class MemoryCheck {
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.SECONDS)
+public class MemoryBenchmark {
 
 	private static final int IN_FLIGHT = 64;
 
-	private MemoryCheck() {
-	}
+	/** How many distinct keys to lock and release. */
+	@Param("1000000")
+	public int keys;
+
+	/** Number of Redis masters. */
+	@Param("1")
+	public int nodes;
 
 	/**
-	 * Run the check.
-	 * @param args number of keys (default 1,000,000), number of nodes (default 1)
+	 * Lock and release {@link #keys} distinct keys and measure the heap they leave.
 	 * @throws Exception on failure
 	 */
-	public static void main(String[] args) throws Exception {
-		int keys = (args.length > 0) ? Integer.parseInt(args[0]) : 1_000_000;
-		int nodes = (args.length > 1) ? Integer.parseInt(args[1]) : 1;
+	@Benchmark
+	public void distinctKeys() throws Exception {
 		try (QuorumLockEngine engine = QuorumLockEngine.builder()
-			.nodes(BenchNodes.first(nodes))
+			.nodes(BenchNodes.first(this.nodes))
 			.rejoinDelay(Duration.ZERO)
 			.build()) {
 			// warm up one at a time first: a cold JVM may miss the 50 ms node timeout
 			for (int i = 0; i < 2_000; i++) {
 				engine.acquire(LockRequest.of("memory-warmup:" + i).lease(LockClient.LEASE)).release();
 			}
-			lockAndRelease(engine, "memory-warmup:", Math.min(keys, 20_000));
+			lockAndRelease(engine, "memory-warmup:", Math.min(this.keys, 20_000));
 			long before = retainedHeap();
 			long started = System.nanoTime();
-			long failed = lockAndRelease(engine, "memory:", keys);
+			long failed = lockAndRelease(engine, "memory:", this.keys);
 			double seconds = (System.nanoTime() - started) / 1e9;
 			long after = retainedHeap();
 			long left = keysLeft(BenchNodes.first(1).get(0), "lock:{memory:*");
-			System.out.println(String.format(Locale.ROOT,
-					"[memory] keys=%d nodes=%d seconds=%.1f opsPerSecond=%.0f beforeBytes=%d afterBytes=%d "
-							+ "retainedBytes=%d keysLeft=%d failedOps=%d",
-					keys, nodes, seconds, keys / seconds, before, after, after - before, left, failed));
+			BenchProfiler.report("heap.before", before, "B");
+			BenchProfiler.report("heap.after", after, "B");
+			BenchProfiler.report("heap.retained", after - before, "B");
+			BenchProfiler.report("keys.left", left, "#");
+			BenchProfiler.report("keys.failed", failed, "#");
+			BenchProfiler.report("keys.rate", this.keys / seconds, "ops/s");
 		}
 	}
 

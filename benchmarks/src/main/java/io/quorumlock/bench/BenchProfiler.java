@@ -1,11 +1,17 @@
 package io.quorumlock.bench;
 
 import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.profile.InternalProfiler;
@@ -13,20 +19,21 @@ import org.openjdk.jmh.results.AggregationPolicy;
 import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.ScalarResult;
-
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.RedisURI;
-import java.lang.management.OperatingSystemMXBean;
+import org.openjdk.jmh.runner.IterationType;
 
 /**
- * CPU time per operation on both sides of the wire: this JVM's process CPU time, and the
- * Redis servers' ({@code used_cpu_user + used_cpu_sys} from {@code INFO cpu}, summed over
- * the benchmark's nodes), each divided by the operations of the iteration. On a 2-core
- * machine where client and servers share the cores, these explain most throughput gaps.
- * Use with {@code -prof io.quorumlock.bench.CpuProfiler}; BenchRunner always adds it.
+ * Secondary results of every iteration: CPU time per operation on both sides of the wire
+ * ({@code cpu.jvm}: this JVM's process CPU time; {@code cpu.redis}:
+ * {@code used_cpu_user + used_cpu_sys} from {@code INFO cpu}, summed over the benchmark's
+ * nodes), the operations that failed ({@code errors}, see {@link Errors}), and the
+ * figures a benchmark {@linkplain #report reports} for the iteration (the contention
+ * benchmark's waits and fairness, the memory benchmark's heap). On a 2-core machine where
+ * client and servers share the cores, the CPU figures explain most throughput gaps. Use
+ * with {@code -prof io.quorumlock.bench.BenchProfiler}; run.sh always adds it.
  */
-public class CpuProfiler implements InternalProfiler {
+public class BenchProfiler implements InternalProfiler {
+
+	private static final Map<String, ScalarResult> reported = new ConcurrentHashMap<>();
 
 	private final List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
 
@@ -36,21 +43,44 @@ public class CpuProfiler implements InternalProfiler {
 
 	private double redisStart;
 
+	/**
+	 * Report a figure of the current iteration, averaged over iterations and forks.
+	 * @param name the secondary result's name
+	 * @param value its value
+	 * @param unit its unit
+	 */
+	static void report(String name, double value, String unit) {
+		report(name, value, unit, AggregationPolicy.AVG);
+	}
+
+	/**
+	 * Report a figure of the current iteration.
+	 * @param name the secondary result's name
+	 * @param value its value
+	 * @param unit its unit
+	 * @param policy how iterations and forks combine
+	 */
+	static void report(String name, double value, String unit, AggregationPolicy policy) {
+		reported.put(name, new ScalarResult(name, value, unit, policy));
+	}
+
 	@Override
 	public String getDescription() {
-		return "JVM and Redis CPU time per operation";
+		return "JVM and Redis CPU time per operation, errors, and the figures the benchmarks report";
 	}
 
 	@Override
 	public void beforeIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams) {
 		if (this.client == null) {
 			String nodes = benchmarkParams.getParam("nodes");
-			int n = (nodes != null) ? Integer.parseInt(nodes) : 1;
+			int n = (nodes != null) ? Integer.parseInt(nodes) : 0;
 			this.client = RedisClient.create();
 			for (String node : BenchNodes.first(n)) {
 				this.connections.add(this.client.connect(RedisURI.create(node)));
 			}
 		}
+		reported.clear();
+		Errors.reset();
 		this.redisStart = redisCpuSeconds();
 		this.jvmStart = jvmCpuNanos();
 	}
@@ -61,12 +91,15 @@ public class CpuProfiler implements InternalProfiler {
 		long jvm = jvmCpuNanos() - this.jvmStart;
 		double redis = redisCpuSeconds() - this.redisStart;
 		long ops = result.getMetadata().getMeasuredOps();
-		List<Result> results = new ArrayList<>();
+		List<Result> results = new ArrayList<>(reported.values());
+		results.add(new ScalarResult("errors", Errors.count(), "#", AggregationPolicy.SUM));
 		if (ops > 0) {
 			results.add(new ScalarResult("cpu.jvm", jvm / 1000.0 / ops, "us/op", AggregationPolicy.AVG));
-			results.add(new ScalarResult("cpu.redis", redis * 1e6 / ops, "us/op", AggregationPolicy.AVG));
+			if (!this.connections.isEmpty()) {
+				results.add(new ScalarResult("cpu.redis", redis * 1e6 / ops, "us/op", AggregationPolicy.AVG));
+			}
 		}
-		if (iterationParams.getType() == org.openjdk.jmh.runner.IterationType.MEASUREMENT) {
+		if (iterationParams.getType() == IterationType.MEASUREMENT) {
 			this.connections.forEach(StatefulRedisConnection::close);
 			this.connections.clear();
 			this.client.shutdown(0, 1, TimeUnit.SECONDS);

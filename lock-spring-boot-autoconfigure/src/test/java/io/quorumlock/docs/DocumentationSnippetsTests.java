@@ -36,7 +36,7 @@ class DocumentationSnippetsTests {
 
 	private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
-	private static final Path SOURCES = Path.of("src/test/java/io/quorumlock/docs");
+	private static final Path HERE = ROOT.resolve("lock-spring-boot-autoconfigure/src/test/java/io/quorumlock/docs");
 
 	private static final Pattern JAVA = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
 
@@ -86,7 +86,7 @@ class DocumentationSnippetsTests {
 
 	/** A source of this package without its package line, as tokens. */
 	private static String source(String file) {
-		String text = read(SOURCES.resolve(file));
+		String text = read(HERE.resolve(file));
 		return text.substring(text.indexOf('\n', text.indexOf("package ")) + 1);
 	}
 

@@ -40,7 +40,6 @@ class SchedulerLockStartupTests {
 	void runWithUnparsableLockAtMostForShouldFailNamingTheMethod() {
 		this.runner.withUserConfiguration(Defaults.class, UnparsableJob.class)
 			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
 				.isInstanceOf(SchedulerLockDeclarationException.class)
 				.hasMessage("@SchedulerLock on UnparsableJob.run(): lockAtMostFor \"10 minutes\" is not a duration "
 						+ "such as \"10m\" or \"PT10M\""));
@@ -50,7 +49,6 @@ class SchedulerLockStartupTests {
 	void runWithLockAtLeastForLongerThanLockAtMostForShouldFailWithTheFigures() {
 		this.runner.withUserConfiguration(Defaults.class, LongLeastJob.class)
 			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
 				.isInstanceOf(SchedulerLockDeclarationException.class)
 				.hasMessage("@SchedulerLock on LongLeastJob.run(): lockAtLeastFor \"15m\" is refused: 900000 ms is "
 						+ "longer than lockAtMostFor 600000 ms (@SchedulerLock on LongLeastJob.run())"));
@@ -61,7 +59,6 @@ class SchedulerLockStartupTests {
 		this.runner.withUserConfiguration(Defaults.class, PlaceholderJob.class)
 			.withPropertyValues("jobs.at-most=120ms")
 			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
 				.isInstanceOf(SchedulerLockDeclarationException.class)
 				.hasMessageStartingWith("@SchedulerLock on PlaceholderJob.run(): lockAtMostFor \"${jobs.at-most}\" "
 						+ "is refused: it is not longer than the lease of 'shedlock' locks, 30000 ms")
@@ -72,7 +69,6 @@ class SchedulerLockStartupTests {
 	void runWithUnresolvablePlaceholderShouldFailNamingIt() {
 		this.runner.withUserConfiguration(Defaults.class, PlaceholderJob.class)
 			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
 				.isInstanceOf(SchedulerLockDeclarationException.class)
 				.hasMessageStartingWith(
 						"@SchedulerLock on PlaceholderJob.run(): lockAtMostFor \"${jobs.at-most}\" cannot be resolved")
@@ -83,7 +79,6 @@ class SchedulerLockStartupTests {
 	void runWithUnparsableDefaultShouldFailNamingTheConfiguration() {
 		this.runner.withUserConfiguration(BadDefaults.class, GoodJob.class)
 			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
 				.isInstanceOf(SchedulerLockDeclarationException.class)
 				.hasMessage("@EnableSchedulerLock on BadDefaults: defaultLockAtMostFor \"ten minutes\" is not a "
 						+ "duration such as \"10m\" or \"PT10M\""));
@@ -93,7 +88,6 @@ class SchedulerLockStartupTests {
 	void runWithDefaultLockAtLeastForLongerThanTheMethodsLockAtMostForShouldFail() {
 		this.runner.withUserConfiguration(LongDefaultLeast.class, ShortJob.class)
 			.run((context) -> assertThat(context).getFailure()
-				.rootCause()
 				.isInstanceOf(SchedulerLockDeclarationException.class)
 				.hasMessage("@EnableSchedulerLock on LongDefaultLeast: defaultLockAtLeastFor \"5m\" is refused: "
 						+ "300000 ms is longer than lockAtMostFor 60000 ms (@SchedulerLock on ShortJob.run())"));

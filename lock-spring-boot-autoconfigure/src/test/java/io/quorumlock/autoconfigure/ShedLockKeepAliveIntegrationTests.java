@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.quorumlock.LockNotAcquiredException;
+import io.quorumlock.LockOptions;
 import io.quorumlock.LockRequest;
 import io.quorumlock.RegistryStatus;
 import io.quorumlock.integration.QuorumLockRegistry;
@@ -45,6 +46,7 @@ class ShedLockKeepAliveIntegrationTests {
 		return QuorumLockEngine.builder()
 			.nodes(redis.uris())
 			.nodeTimeout(Duration.ofMillis(100))
+			.defaults(LockOptions.none().lease(Duration.ofMillis(900)))
 			.rejoinDelay(rejoinDelay)
 			.build();
 	}

@@ -132,8 +132,11 @@ class SimultaneousTickIntegrationTests {
 		}
 		AtomicLong due = new AtomicLong(System.nanoTime());
 		CyclicBarrier barrier = new CyclicBarrier(INSTANCES, () -> {
-			// the scheduler's clock: the next tick is due a period after the last one
-			long at = due.get();
+			// the scheduler's clock: the next tick is due a period after the last one,
+			// and
+			// after the last run's holdAtLeast (measured from its grant, which a loaded
+			// machine may delay past the tick)
+			long at = Math.max(due.get(), this.runs.lastRun.get() + TimeUnit.MILLISECONDS.toNanos(HOLD_MS + 20));
 			for (long left = at - System.nanoTime(); left > 0; left = at - System.nanoTime()) {
 				LockSupport.parkNanos(left);
 			}
@@ -193,7 +196,11 @@ class SimultaneousTickIntegrationTests {
 
 		final AtomicInteger failures = new AtomicInteger();
 
+		/** When the job body last ran, just after its grant. */
+		final AtomicLong lastRun = new AtomicLong(System.nanoTime());
+
 		void ran() {
+			this.lastRun.accumulateAndGet(System.nanoTime(), Math::max);
 			this.runs.computeIfAbsent(current.get(), (tick) -> new AtomicInteger()).incrementAndGet();
 		}
 

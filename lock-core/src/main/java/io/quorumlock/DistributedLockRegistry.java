@@ -98,4 +98,19 @@ public interface DistributedLockRegistry {
 	 */
 	Lock asLock(String key);
 
+	/**
+	 * A {@link Lock} view of the one key of {@code request}, with its name (the Redis key
+	 * and the {@code quorumlock.instances.<name>} options), its label (the {@code lock}
+	 * in messages, metrics and the actuator endpoint) and its options; otherwise as
+	 * {@link #asLock(String)}. The default refuses: a registry that offers it says so.
+	 * @param request an exclusive request for one key
+	 * @return a lock view
+	 * @throws IllegalArgumentException if the request is not exclusive or has several
+	 * keys or permits
+	 * @throws UnsupportedOperationException if this registry has no such view
+	 */
+	default Lock asLock(LockRequest request) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no Lock view of a request");
+	}
+
 }

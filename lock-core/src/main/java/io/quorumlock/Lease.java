@@ -15,8 +15,12 @@ import java.util.concurrent.CompletionStage;
 public interface Lease extends AutoCloseable {
 
 	/**
-	 * Keys this lease holds, as requested (not the Redis key names), sorted.
-	 * @return the keys
+	 * Keys this lease holds, exactly as the request named them
+	 * ({@link LockRequest#keys()}: an annotation's evaluated {@code key}, the argument of
+	 * {@link LockRequest#of}), sorted; neither the lock name nor the Redis key names
+	 * ({@code lock:<name>:{<key>}}) are in them. A lease of one key returns a list of
+	 * one.
+	 * @return the keys, an unmodifiable list
 	 */
 	List<String> keys();
 
@@ -76,12 +80,21 @@ public interface Lease extends AutoCloseable {
 	 * shortens it. The minimum hold ({@code holdAtLeast}) is kept as it was; see
 	 * {@link #extend(Duration, Duration)} to set a new one.
 	 * <p>
+	 * A lease that renews itself with a {@link LockRequest#holdAtMost(Duration)
+	 * holdAtMost} is extended differently: its keys are renewed once with the lease they
+	 * were taken with, and, if that counts, the end of its renewal moves to {@code lease}
+	 * from the round's start (a new {@code holdAtMost}, measured from now); the watchdog
+	 * then renews it until that end, and the keys live at most one lease past it. This is
+	 * how ShedLock's {@code lockAtMostFor} is extended on a short renewed lease.
+	 * <p>
 	 * Extensions of one lease run one after another. A shared lease extends its own hold;
 	 * a lease of one of several {@link LockRequest#permits(int) permits} extends its
 	 * permit; a lease of several keys extends all of them, or counts as not extended. A
 	 * re-entry extends the lease it re-entered.
 	 * @param lease how long from now the keys live; positive, longer than three node
-	 * timeouts and not longer than the restart guard, like any lease
+	 * timeouts and not longer than the restart guard, like any lease; for a lease that
+	 * renews with {@code holdAtMost}, how long from now it is renewed, not shorter than
+	 * its lease
 	 * @return true if extended; false if the lease is no longer held: released, lost,
 	 * expired, or a quorum of nodes did not extend it, in which case it is now lost (as a
 	 * failed renewal is: {@link #isValid()} turns false and the listeners hear of it). A
@@ -90,9 +103,10 @@ public interface Lease extends AutoCloseable {
 	 * that answered no is final.
 	 * @throws IllegalArgumentException if {@code lease} is null, not positive, or breaks
 	 * a rule every lease follows, naming the lease and the figures
-	 * @throws IllegalStateException if the lease renews itself (its watchdog already
-	 * extends it every lease/3, with the length it was taken with), or if called on a
-	 * Redis I/O thread (use {@link #extendAsync(Duration)} there)
+	 * @throws IllegalStateException if the lease renews itself without {@code holdAtMost}
+	 * (its watchdog already extends it every lease/3, with the length it was taken with,
+	 * for as long as it is held), or if called on a Redis I/O thread (use
+	 * {@link #extendAsync(Duration)} there)
 	 * @throws UnsupportedOperationException if this registry cannot extend a lease
 	 */
 	default boolean extend(Duration lease) {

@@ -18,9 +18,12 @@ import io.quorumlock.redis.node.Timers;
  * fits in the validity left, as renewal is; a quorum that answered no, or no round left,
  * marks the lease lost, as a failed renewal does. A lease's extensions run one after
  * another, so that rounds of different lengths never race on the nodes; renewing leases
- * are refused, so no extension races a renewal either. Before a round is sent the lease's
- * release redo window grows to the new length ({@link RedisLease#mayLastFor}), whatever
- * the outcome.
+ * without {@code holdAtMost} are refused. Before a round is sent the lease's release redo
+ * window grows to the new length ({@link RedisLease#mayLastFor}), whatever the outcome. A
+ * lease that renews with {@code holdAtMost} is extended by a round of its own lease,
+ * after which the end of its renewal moves to the new length from the round's start
+ * (ShedLock's {@code lockAtMostFor} of an extension); it may then race a renewal round of
+ * the same length, which is harmless.
  */
 final class Extender {
 
@@ -86,8 +89,8 @@ final class Extender {
 			throw new IllegalArgumentException(where + "lease must be positive, was " + length);
 		}
 		if (request.renew()) {
-			throw new IllegalStateException(where + "the lease renews itself every lease/3 (renew=true); "
-					+ "extend() is for leases taken with renew(false)");
+			checkRenewing(where, request, length, holdAtLeast);
+			return;
 		}
 		Optional<String> problem = LockRules.leaseProblem(length, this.nodeTimeout);
 		if (problem.isEmpty() && holdAtLeast != null) {
@@ -98,6 +101,26 @@ final class Extender {
 		}
 		this.guard.check(new ResolvedRequest(request.request(), request.redisKeys(), length, request.waitAtMost(),
 				false, request.holdAtMost(), request.holdAtLeast()));
+	}
+
+	/**
+	 * A renewing lease is extended by moving the end of its renewal ({@code holdAtMost})
+	 * to {@code length} from now; its keys keep the lease they were taken with, so the
+	 * restart guard is not concerned. Unbounded renewal has nothing to move.
+	 */
+	private static void checkRenewing(String where, ResolvedRequest request, Duration length, Duration holdAtLeast) {
+		if (request.holdAtMost().isEmpty()) {
+			throw new IllegalStateException(where + "the lease renews itself every lease/3 without holdAtMost "
+					+ "(renew=true); extend() is for leases taken with renew(false) or with a holdAtMost");
+		}
+		Optional<String> problem = LockRules.holdAtMostProblem(length, request.lease()).map((text) -> "new " + text);
+		if (problem.isEmpty() && holdAtLeast != null && holdAtLeast.compareTo(length) > 0) {
+			problem = Optional.of("holdAtLeast " + holdAtLeast.toMillis() + " ms is longer than the new holdAtMost "
+					+ length.toMillis() + " ms");
+		}
+		if (problem.isPresent()) {
+			throw new IllegalArgumentException(where + problem.get());
+		}
 	}
 
 	/** Start the extension once those asked for before it have completed. */
@@ -131,21 +154,25 @@ final class Extender {
 		if (lease.isReleased() || lease.lost() != null) {
 			return CompletableFuture.completedFuture(false);
 		}
-		String what = "extension to " + length.toMillis() + " ms";
+		boolean renewing = lease.request().renew();
+		String what = renewing ? "extension of holdAtMost to " + length.toMillis() + " ms"
+				: "extension to " + length.toMillis() + " ms";
+		// a renewing lease's keys keep their lease; its renewal end moves instead
+		Duration keys = renewing ? lease.request().lease() : length;
 		if (Validity.remaining(lease.validUntil(), start) <= 0) {
 			this.losses.lose(lease, "expired before its " + what);
 			return CompletableFuture.completedFuture(false);
 		}
 		ExtensionRound rounds = this.watchdog.rounds();
-		lease.mayLastFor(length.toNanos());
-		long shortest = rounds.validUntil(start, length);
+		lease.mayLastFor(keys.toNanos());
+		long shortest = rounds.validUntil(start, keys);
 		if (shortest - lease.validUntil() < 0) {
 			// a shorter lease shortens the validity at once: whatever the outcome, some
 			// nodes may have the shorter TTL now
 			lease.extended(shortest, lease.holdUntil());
 			this.watchdog.rearm(lease);
 		}
-		return rounds.run(lease, length, start, what).thenCompose((outcome) -> {
+		return rounds.run(lease, keys, start, what).thenCompose((outcome) -> {
 			if (!outcome.extended()) {
 				long delay = (outcome.mayRetry() && retries > 0) ? rounds.retryDelayNanos(lease) : -1;
 				if (delay < 0) {
@@ -171,6 +198,9 @@ final class Extender {
 			// measured from the answers, so the keys are never kept too briefly
 			long holdUntil = (holdAtLeast != null) ? this.timers.nanoTime() + holdAtLeast.toNanos() : lease.holdUntil();
 			lease.extended(outcome.validUntil(), holdUntil);
+			if (renewing) {
+				lease.renewUntil(start + length.toNanos());
+			}
 			this.watchdog.rearm(lease);
 			// a watchdog tick that read the old validity may have declared it lost
 			return CompletableFuture.completedFuture(lease.lost() == null && !lease.isReleased());

@@ -78,8 +78,7 @@ final class LeaseWatchdog {
 
 	private boolean renews(RedisLease lease, long now) {
 		ResolvedRequest request = lease.request();
-		return request.renew()
-				&& (request.holdAtMost().isEmpty() || now - lease.acquiredAt() < request.holdAtMost().get().toNanos());
+		return request.renew() && (request.holdAtMost().isEmpty() || now - lease.renewUntil() < 0);
 	}
 
 	private void tick(RedisLease lease) {

@@ -7,6 +7,7 @@ import java.util.concurrent.locks.Lock;
 
 import io.quorumlock.Lease;
 import io.quorumlock.LockNotAcquiredException;
+import io.quorumlock.LockMode;
 import io.quorumlock.LockRequest;
 
 /**
@@ -23,9 +24,19 @@ final class LockView implements Lock {
 
 	private final LockRequest request;
 
-	LockView(QuorumLockEngine engine, String key) {
+	LockView(QuorumLockEngine engine, LockRequest request) {
 		this.engine = engine;
-		this.request = LockRequest.of(key);
+		this.request = request;
+	}
+
+	/** A Lock view is of one exclusive key. */
+	static void checkViewable(LockRequest request) {
+		if (request == null) {
+			throw new IllegalArgumentException("'request' must not be null");
+		}
+		if (request.keys().size() != 1 || request.mode() != LockMode.EXCLUSIVE || request.permits() != 1) {
+			throw new IllegalArgumentException("a Lock view is of one exclusive key, not of " + request);
+		}
 	}
 
 	@Override

@@ -216,8 +216,13 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 	@Override
 	public Lock asLock(String key) {
-		LockRequest.of(key);
-		return new LockView(this, key);
+		return new LockView(this, LockRequest.of(key));
+	}
+
+	@Override
+	public Lock asLock(LockRequest request) {
+		LockView.checkViewable(request);
+		return new LockView(this, request);
 	}
 
 	/** Blocking acquisition shared by every blocking entry point ({@link Requests}). */

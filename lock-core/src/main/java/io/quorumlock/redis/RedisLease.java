@@ -85,6 +85,12 @@ final class RedisLease implements Lease {
 	private volatile long holdUntil;
 
 	/**
+	 * nanoTime after which a lease renewed with {@code holdAtMost} starts no renewal: the
+	 * grant plus {@code holdAtMost}, moved by an {@link #extend}.
+	 */
+	private volatile long renewUntil;
+
+	/**
 	 * The last extension asked for: each starts after the one before ({@link Extender}).
 	 */
 	private volatile CompletableFuture<Boolean> extension;
@@ -111,6 +117,7 @@ final class RedisLease implements Lease {
 		this.validUntil = validUntil;
 		this.longestLeaseNanos = request.lease().toNanos();
 		this.holdUntil = acquiredAt + request.holdAtLeast().toNanos();
+		this.renewUntil = acquiredAt + request.holdAtMost().orElse(Duration.ZERO).toNanos();
 	}
 
 	ResolvedRequest request() {
@@ -164,6 +171,16 @@ final class RedisLease implements Lease {
 
 	long holdUntil() {
 		return this.holdUntil;
+	}
+
+	/** Meaningful for a lease with {@code holdAtMost} only. */
+	long renewUntil() {
+		return this.renewUntil;
+	}
+
+	/** Move the end of renewal, after an {@link Extender} round of a renewing lease. */
+	void renewUntil(long renewUntil) {
+		this.renewUntil = renewUntil;
 	}
 
 	long longestLeaseNanos() {

@@ -27,7 +27,8 @@ record ResolvedRequest(LockRequest request, List<String> redisKeys, Duration lea
 	}
 
 	String describe() {
-		String name = this.request.name().isEmpty() ? this.request.label() : this.request.name();
+		// the label: the name unless one was given, as the lock tag and the endpoint say
+		String name = this.request.label();
 		return "lock " + ("unnamed".equals(name) ? "" : "'" + name + "' ") + "key "
 				+ ((this.redisKeys.size() == 1) ? "'" + this.redisKeys.get(0) + "'" : this.redisKeys.toString())
 				+ (isShared() ? " (shared)" : "");

@@ -252,8 +252,12 @@ final class Round<N extends Voter> extends CompletableFuture<Round.Tally> implem
 			failures = (expired || this.answers.length > Long.SIZE) ? failures(expired)
 					: new RoundFailures(this.nodes, this.answers, pendingNow());
 		}
-		// a split vote: every node answered, nobody (this round included) holds a quorum
-		boolean split = yes + no == this.answers.length && yes < this.quorum && this.took instanceof Refusals refusals
+		// a split vote: a quorum of nodes answered (the others failed: down, refused, out
+		// of time) and nobody among them (this round included) holds a quorum. A node
+		// that
+		// did not answer may have voted for another contender: the retry then finds the
+		// key held and stops, so treating it as a split costs a round, never safety
+		boolean split = yes + no >= this.quorum && yes < this.quorum && this.took instanceof Refusals refusals
 				&& refusals.noHolderReached(this.quorum);
 		if (complete(new Tally(this.answers.length, this.quorum, yes, no, failures, split))) {
 			Timeout d = this.deadline;
@@ -313,8 +317,8 @@ final class Round<N extends Voter> extends CompletableFuture<Round.Tally> implem
 	 * @param yes nodes where the command took effect
 	 * @param no nodes that answered but refused
 	 * @param failures one line per node that failed, timed out or did not vote
-	 * @param split whether every node answered and no contender, this round included,
-	 * holds a quorum (several contenders each took some nodes at once)
+	 * @param split whether a quorum of nodes answered and no contender, this round
+	 * included, holds a quorum (several contenders each took some nodes at once)
 	 */
 	record Tally(int nodes, int quorum, int yes, int no, List<String> failures, boolean split) {
 

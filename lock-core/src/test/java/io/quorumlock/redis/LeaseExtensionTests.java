@@ -241,6 +241,21 @@ class LeaseExtensionTests {
 	}
 
 	@Test
+	void leaseRenewedWithHoldAtMostIsExtendedByMovingTheEndOfRenewal() {
+		ResolvedRequest bounded = new ResolvedRequest(LockRequest.of("k"), List.of("lock:{k}"), LEASE, Duration.ZERO,
+				true, Optional.of(LEASE), Duration.ZERO);
+		RedisLease lease = this.parts.start(bounded).join();
+		long before = lease.renewUntil();
+		assertThat(lease.extend(LONGER, Duration.ZERO)).isTrue();
+		// one round with the lease the keys were taken with, then renewal goes on longer
+		assertThat(this.parts.voters.count("extend lock:{k}")).isOne();
+		assertThat(lease.renewUntil() - before).isPositive();
+		assertThatIllegalArgumentException().isThrownBy(() -> lease.extend(LEASE.dividedBy(2)))
+			.withMessageContaining("new holdAtMost");
+		lease.release();
+	}
+
+	@Test
 	void badLeaseIsRefusedNamingIt() {
 		RedisLease lease = acquire("k");
 		assertThatIllegalArgumentException().isThrownBy(() -> lease.extend(null))

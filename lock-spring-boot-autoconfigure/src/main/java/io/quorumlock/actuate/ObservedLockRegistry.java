@@ -127,4 +127,9 @@ public class ObservedLockRegistry implements DistributedLockRegistry {
 		return this.delegate.asLock(key);
 	}
 
+	@Override
+	public Lock asLock(LockRequest request) {
+		return this.delegate.asLock(request);
+	}
+
 }

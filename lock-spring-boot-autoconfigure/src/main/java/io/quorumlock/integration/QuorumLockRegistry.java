@@ -5,13 +5,17 @@ import java.util.concurrent.locks.Lock;
 import org.springframework.integration.support.locks.LockRegistry;
 
 import io.quorumlock.DistributedLockRegistry;
+import io.quorumlock.LockRequest;
 
 /**
  * A Spring Integration {@link LockRegistry} backed by a {@link DistributedLockRegistry}:
- * {@code obtain(key)} is {@link DistributedLockRegistry#asLock(String)} of
- * {@code <registryKey>:<key>}, so the Redis key is {@code lock:{<registryKey>:<key>}}.
- * The locks are re-entrant per thread and renewed by the engine's watchdog while held
- * (with the configured {@code quorumlock.lease} and {@code quorumlock.renew}), so
+ * {@code obtain(key)} is {@link DistributedLockRegistry#asLock(LockRequest)} of
+ * {@code <registryKey>:<key>}, so the Redis key is {@code lock:{<registryKey>:<key>}},
+ * labelled with the registry key ({@value #DEFAULT_REGISTRY_KEY} unless given), which is
+ * the {@code lock} in messages, metrics and {@code /actuator/locks}; give each registry
+ * its own registry key to tell their locks apart there. The locks are re-entrant per
+ * thread and renewed by the engine's watchdog while held (with the configured
+ * {@code quorumlock.lease} and {@code quorumlock.renew}), so
  * {@code LockRegistryLeaderInitiator} keeps leadership while its lease is renewed; once
  * the lease is lost its next heartbeat's {@code tryLock} fails with
  * {@link io.quorumlock.LeaseLostException} and leadership is revoked. Without a quorum
@@ -64,7 +68,14 @@ public class QuorumLockRegistry implements LockRegistry {
 		if (!(lockKey instanceof String key) || key.isEmpty()) {
 			throw new IllegalArgumentException("lock key must be a non-empty String, was " + lockKey);
 		}
-		return this.registry.asLock(this.registryKey + ":" + key);
+		LockRequest request = LockRequest.of(this.registryKey + ":" + key).label(this.registryKey);
+		try {
+			return this.registry.asLock(request);
+		}
+		catch (UnsupportedOperationException ex) {
+			// a registry without labelled views: the same key, unlabelled
+			return this.registry.asLock(request.keys().get(0));
+		}
 	}
 
 }

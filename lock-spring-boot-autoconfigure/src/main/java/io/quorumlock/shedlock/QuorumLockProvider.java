@@ -14,33 +14,52 @@ import io.quorumlock.Lease;
 import io.quorumlock.LeaseLostException;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockRequest;
+import io.quorumlock.QuorumUnavailableException;
 
 /**
  * A ShedLock {@link LockProvider} backed by a {@link DistributedLockRegistry}: each
  * ShedLock lock name is one quorumlock key under the lock name {@value #DEFAULT_NAME}
- * (Redis key {@code lock:shedlock:{<name>}}), tried once. {@code lockAtMostFor} is the
- * lease, without renewal (a holder that dies lets the lock go after it, as in ShedLock);
- * {@code lockAtLeastFor} is the minimum hold ({@code holdAtLeast}). A lock held elsewhere
- * gives {@link Optional#empty()}, so ShedLock skips the run; a missing quorum throws
- * {@link io.quorumlock.QuorumUnavailableException}, so the run is skipped and the
+ * (Redis key {@code lock:shedlock:{<job>}}, options from
+ * {@code quorumlock.instances.shedlock}), labelled with the job's name, which is the
+ * {@code lock} in messages, metrics and {@code /actuator/locks}. It is tried once; a
+ * split vote among instances firing together is retried by the registry at once.
+ * <p>
+ * {@code lockAtMostFor} bounds a short renewed lease, as ShedLock's own
+ * {@code KeepAliveLockProvider} does: the lock is taken with the configured lease of its
+ * lock name (30 s by default), renewed every lease/3 while the job runs, and renewal
+ * stops at {@code lockAtMostFor} ({@code holdAtMost}), so a job that overruns loses the
+ * lock at most one lease after {@code lockAtMostFor}, and the lock of an instance that
+ * dies frees after one lease instead of {@code lockAtMostFor}. A long
+ * {@code lockAtMostFor} (ten minutes, a day) needs no longer restart guard. A
+ * {@code lockAtMostFor} not longer than the lease is the lease itself, without renewal.
+ * {@code lockAtLeastFor} is the minimum hold ({@code holdAtLeast}).
+ * <p>
+ * A lock held elsewhere gives {@link Optional#empty()}, so ShedLock skips the run; a
+ * missing quorum throws {@link QuorumUnavailableException}, so the run is skipped and the
  * scheduler logs why. A lock can be extended ({@code LockExtender.extendActiveLock}, see
- * {@link SimpleLock#extend(Duration, Duration)}): the lease is set to the new
- * {@code lockAtMostFor} from now on a quorum ({@link Lease#extend(Duration, Duration)}),
- * and the new {@code lockAtLeastFor}, measured from the extension, replaces the old one.
- * Works with ShedLock 6.x and 7.x, whose {@code LockProvider} and {@code SimpleLock} APIs
- * are the same.
+ * {@link SimpleLock#extend(Duration, Duration)}): {@code lockAtMostFor} then counts from
+ * the extension ({@link Lease#extend(Duration, Duration)} moves the end of renewal, or
+ * the lease of a lock taken without renewal), and the new {@code lockAtLeastFor},
+ * measured from the extension, replaces the old one. Works with ShedLock 6.x and 7.x,
+ * whose {@code LockProvider} and {@code SimpleLock} APIs are the same.
  */
 public class QuorumLockProvider implements LockProvider {
 
 	/** The lock name under which ShedLock's locks live. */
 	public static final String DEFAULT_NAME = "shedlock";
 
+	/** The lease used when none is given: quorumlock's default lease. */
+	public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+
 	private final DistributedLockRegistry registry;
 
 	private final String name;
 
+	private final Duration lease;
+
 	/**
-	 * Create a provider whose locks live under the name {@value #DEFAULT_NAME}.
+	 * Create a provider whose locks live under the name {@value #DEFAULT_NAME}, with a
+	 * lease of 30 s.
 	 * @param registry the registry to lock on
 	 */
 	public QuorumLockProvider(DistributedLockRegistry registry) {
@@ -48,31 +67,67 @@ public class QuorumLockProvider implements LockProvider {
 	}
 
 	/**
-	 * Create a provider whose locks live under the given quorumlock lock name.
+	 * Create a provider whose locks live under the given quorumlock lock name, with a
+	 * lease of 30 s.
 	 * @param registry the registry to lock on
 	 * @param name the lock name (part of the Redis key, and the key of
 	 * {@code quorumlock.instances.<name>})
 	 */
 	public QuorumLockProvider(DistributedLockRegistry registry, String name) {
+		this(registry, name, DEFAULT_LEASE);
+	}
+
+	/**
+	 * Create a provider whose locks live under the given quorumlock lock name, renewing
+	 * the given lease up to each lock's {@code lockAtMostFor}.
+	 * @param registry the registry to lock on
+	 * @param name the lock name (part of the Redis key, and the key of
+	 * {@code quorumlock.instances.<name>})
+	 * @param lease the lease of every lock: the one configured for {@code name}
+	 * ({@code quorumlock.instances.<name>.lease}, else {@code quorumlock.lease})
+	 */
+	public QuorumLockProvider(DistributedLockRegistry registry, String name, Duration lease) {
 		if (registry == null) {
 			throw new IllegalArgumentException("'registry' must not be null");
 		}
 		if (name == null) {
 			throw new IllegalArgumentException("'name' must not be null");
 		}
+		if (lease == null || lease.isNegative() || lease.isZero()) {
+			throw new IllegalArgumentException("'lease' must be positive, was " + lease);
+		}
 		this.registry = registry;
 		this.name = name;
+		this.lease = lease;
+	}
+
+	/**
+	 * Lock name under which the locks live.
+	 * @return the lock name
+	 */
+	public String getName() {
+		return this.name;
+	}
+
+	/**
+	 * Lease renewed up to {@code lockAtMostFor}; a {@code lockAtMostFor} not longer than
+	 * it is the lease itself, without renewal.
+	 * @return the lease
+	 */
+	public Duration getLease() {
+		return this.lease;
 	}
 
 	@Override
 	public Optional<SimpleLock> lock(LockConfiguration configuration) {
+		Duration atMost = configuration.getLockAtMostFor();
 		LockRequest request = LockRequest.of(configuration.getName())
 			.name(this.name)
 			.label(configuration.getName())
-			.lease(configuration.getLockAtMostFor())
-			.renew(false)
 			.holdAtLeast(configuration.getLockAtLeastFor())
 			.waitAtMost(Duration.ZERO);
+		request = (atMost.compareTo(this.lease) > 0) ? request.lease(this.lease).renew(true).holdAtMost(atMost)
+				: request.lease(atMost).renew(false);
 		try {
 			// the asynchronous entry point: a thread that still holds an overrun lock of
 			// the same name gets a fresh attempt, not a re-entry
@@ -119,16 +174,17 @@ public class QuorumLockProvider implements LockProvider {
 		}
 
 		/**
-		 * Extend the lease to {@code lockAtMostFor} from now, with {@code lockAtLeastFor}
-		 * from now as its new minimum hold. As ShedLock asks, this lock is spent once
-		 * extended, and the returned one holds the lease; if the lease is no longer held
-		 * (it expired, or a quorum did not extend it, and the engine reported it lost)
-		 * the result is empty and this lock may still be unlocked, which frees what is
-		 * left of it.
+		 * Extend the lock to {@code lockAtMostFor} from now (the end of renewal, or the
+		 * lease of a lock taken without renewal), with {@code lockAtLeastFor} from now as
+		 * its new minimum hold. As ShedLock asks, this lock is spent once extended, and
+		 * the returned one holds the lease; if the lease is no longer held (it expired,
+		 * or a quorum did not extend it, and the engine reported it lost) the result is
+		 * empty and this lock may still be unlocked, which frees what is left of it.
 		 * @throws IllegalStateException if this lock was extended before
 		 * @throws IllegalArgumentException if the durations break a lease's rules (for
-		 * example {@code lockAtLeastFor} longer than {@code lockAtMostFor}, or
-		 * {@code lockAtMostFor} longer than {@code quorumlock.rejoin-delay})
+		 * example {@code lockAtLeastFor} longer than {@code lockAtMostFor}, a
+		 * {@code lockAtMostFor} shorter than the lease of a renewed lock, or, for a lock
+		 * taken without renewal, longer than {@code quorumlock.rejoin-delay})
 		 */
 		@Override
 		public Optional<SimpleLock> extend(Duration lockAtMostFor, Duration lockAtLeastFor) {

@@ -12,7 +12,8 @@ import io.quorumlock.LeaseLostException;
  * renewed, in effect, every lease/3 while it is held and, with {@code holdAtMost}, while
  * less than {@code holdAtMost} has passed since the grant, so it runs out a lease after
  * the last such renewal. {@link #extend(Duration)} moves the end of a lease that does not
- * renew to the new lease after the call.
+ * renew to the new lease after the call, and the end of renewal of one that renews with
+ * {@code holdAtMost} to the new length after the call.
  */
 final class InMemoryLease implements Lease {
 
@@ -32,8 +33,23 @@ final class InMemoryLease implements Lease {
 	 */
 	private volatile long until;
 
+	/**
+	 * For a lease that renews with {@code holdAtMost}: when renewal stops, the grant plus
+	 * {@code holdAtMost}, or an extension plus its length. Written under the locks' lock.
+	 */
+	private volatile long renewUntil;
+
 	/** Set once, by the first release. */
 	private volatile boolean released;
+
+	/**
+	 * Until when a release keeps the keys ({@code holdAtLeast}): the grant plus the
+	 * minimum hold, or an extension plus its new one.
+	 */
+	private volatile long holdUntil;
+
+	/** Whether a release came before {@link #holdUntil}: the keys stay until then. */
+	private volatile boolean kept;
 
 	/** The thread holding this lease through a Lock view, else null. */
 	private volatile Thread owner;
@@ -46,6 +62,8 @@ final class InMemoryLease implements Lease {
 		this.token = token;
 		this.acquiredAt = acquiredAt;
 		this.until = acquiredAt + request.lease().toNanos();
+		this.renewUntil = acquiredAt + request.holdAtMost().orElse(Duration.ZERO).toNanos();
+		this.holdUntil = acquiredAt + request.holdAtLeast().toNanos();
 	}
 
 	@Override
@@ -64,16 +82,19 @@ final class InMemoryLease implements Lease {
 		if (lease == null || lease.isNegative() || lease.isZero()) {
 			throw new IllegalArgumentException(where + "lease must be positive, was " + lease);
 		}
-		if (this.request.renew()) {
-			throw new IllegalStateException(where + "the lease renews itself every lease/3 (renew=true); "
-					+ "extend() is for leases taken with renew(false)");
+		if (unbounded()) {
+			throw new IllegalStateException(where + "the lease renews itself every lease/3 without holdAtMost "
+					+ "(renew=true); extend() is for leases taken with renew(false) or with a holdAtMost");
+		}
+		if (this.request.renew() && lease.compareTo(this.request.lease()) < 0) {
+			throw new IllegalArgumentException(where + "new holdAtMost " + lease.toMillis()
+					+ " ms is shorter than lease " + this.request.lease().toMillis() + " ms");
 		}
 		return this.locks.extend(this, lease.toNanos());
 	}
 
 	/**
-	 * {@inheritDoc} This registry keeps no minimum hold: {@code holdAtLeast} is checked
-	 * and otherwise ignored, as it is on a request.
+	 * {@inheritDoc} The new minimum hold counts from the call.
 	 */
 	@Override
 	public boolean extend(Duration lease, Duration holdAtLeast) {
@@ -84,12 +105,25 @@ final class InMemoryLease implements Lease {
 			throw new IllegalArgumentException("extend() of " + this.request.describe() + ": holdAtLeast " + holdAtLeast
 					+ " must be between zero and the lease " + lease);
 		}
-		return extend(lease);
+		long now = System.nanoTime();
+		boolean extended = extend(lease);
+		if (extended) {
+			this.holdUntil = now + holdAtLeast.toNanos();
+		}
+		return extended;
 	}
 
-	/** Move the end of a lease that does not renew; the caller holds the locks' lock. */
+	/**
+	 * Move the end of a lease that does not renew, or the end of renewal of one that
+	 * renews with {@code holdAtMost}; the caller holds the locks' lock.
+	 */
 	void expireAt(long until) {
-		this.until = until;
+		if (this.request.renew()) {
+			this.renewUntil = until;
+		}
+		else {
+			this.until = until;
+		}
 	}
 
 	@Override
@@ -108,9 +142,11 @@ final class InMemoryLease implements Lease {
 		if (this.released) {
 			return;
 		}
+		long now = System.nanoTime();
+		// a release before the minimum hold is over keeps the keys for the remainder
+		this.kept = this.holdUntil - now > 0 && holdsAt(now);
 		this.released = true;
 		this.owner = null;
-		long now = System.nanoTime();
 		this.locks.release(this);
 		this.registry.released(this);
 		if (!unbounded() && expiry(now) - now <= 0) {
@@ -121,6 +157,21 @@ final class InMemoryLease implements Lease {
 	@Override
 	public String toString() {
 		return "InMemoryLease[" + this.request.describe() + ", token " + this.token + "]";
+	}
+
+	/** Whether its keys are held at {@code now}: held, or released and kept. */
+	boolean blocksAt(long now) {
+		return holdsAt(now) || (this.kept && this.holdUntil - now > 0);
+	}
+
+	/** Until when it blocks its keys, as {@link #validUntil(long)}. */
+	long blocksUntil(long now) {
+		return holdsAt(now) ? validUntil(now) : this.holdUntil;
+	}
+
+	/** Whether a release keeps its keys for the minimum hold. */
+	boolean kept() {
+		return this.kept;
 	}
 
 	boolean holdsAt(long now) {
@@ -148,7 +199,7 @@ final class InMemoryLease implements Lease {
 		long step = Math.max(1, lease / 3);
 		long renewals = Math.max(0, now - this.acquiredAt) / step;
 		if (this.request.holdAtMost().isPresent()) {
-			long hold = this.request.holdAtMost().get().toNanos();
+			long hold = this.renewUntil - this.acquiredAt;
 			// k * step < hold
 			renewals = Math.min(renewals, (hold <= 0) ? 0 : (hold - 1) / step);
 		}

@@ -4,6 +4,8 @@ import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -17,10 +19,13 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 
+import org.springframework.core.env.Environment;
+
 import io.quorumlock.CurrentLease;
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
 import io.quorumlock.LeaseLostException;
+import io.quorumlock.LockMode;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockOptions;
 import io.quorumlock.LockRequest;
@@ -33,14 +38,17 @@ import io.quorumlock.LockRequest;
  * renewal before {@code holdAtMost} runs out (renewals every lease/3, as the Redis
  * engine); re-entry is scoped to a call ({@link #execute}, an annotated method, a
  * {@link #asLock Lock view}'s hold), never to a thread that once acquired; several keys
- * are locked all or nothing; fencing tokens grow with each grant; a release after expiry
- * throws {@link LeaseLostException}. Messages name the lock as the engine does, with keys
- * under the default prefix {@code lock:}.
+ * are locked all or nothing; a release before {@code holdAtLeast} keeps the keys for the
+ * remainder; fencing tokens grow with each grant; a release after expiry throws
+ * {@link LeaseLostException}. Messages name the lock as the engine does, with keys under
+ * the default prefix {@code lock:}.
  * <p>
  * Declared as the application's {@code DistributedLockRegistry} bean, it replaces the
  * Redis engine (the auto-configuration backs off) and the {@code @DistributedLock} aspect
- * runs on it. {@link #peer()} gives another "instance of the service": a registry over
- * the same locks whose leases are other callers'.
+ * runs on it; built with {@link #of(Environment)}, it applies {@code quorumlock.*} and
+ * {@code quorumlock.instances.<name>.*} as the engine does. {@link #peer()} gives another
+ * "instance of the service": a registry over the same locks whose leases are other
+ * callers'.
  * <p>
  * Not for production: nothing is shared between JVMs.
  */
@@ -56,6 +64,9 @@ public final class InMemoryLockRegistry implements DistributedLockRegistry, Auto
 	private final InMemoryLocks locks;
 
 	private final LockOptions defaults;
+
+	/** Options per lock name, over the defaults. */
+	private final Map<String, LockOptions> instances;
 
 	/** This registry's leases not yet released: the candidates for re-entry. */
 	private final Set<InMemoryLease> unreleased = ConcurrentHashMap.newKeySet();
@@ -74,13 +85,42 @@ public final class InMemoryLockRegistry implements DistributedLockRegistry, Auto
 	 * @param defaults the options of a request that sets none
 	 */
 	public InMemoryLockRegistry(LockOptions defaults) {
-		this(new InMemoryLocks(), defaults);
+		this(defaults, Map.of());
 	}
 
-	private InMemoryLockRegistry(InMemoryLocks locks, LockOptions defaults) {
+	/**
+	 * A registry with these defaults, over the built-in ones, and these options per lock
+	 * name, over the defaults, as {@code quorumlock.*} and
+	 * {@code quorumlock.instances.<name>.*} give them: a request's own options come
+	 * first, then its name's, then the defaults.
+	 * @param defaults the options of a request that sets none
+	 * @param instances the options of each lock name
+	 */
+	public InMemoryLockRegistry(LockOptions defaults, Map<String, LockOptions> instances) {
+		this(new InMemoryLocks(), defaults, instances);
+	}
+
+	private InMemoryLockRegistry(InMemoryLocks locks, LockOptions defaults, Map<String, LockOptions> instances) {
 		this.locks = locks;
 		this.defaults = defaults.orElse(BUILT_IN);
+		this.instances = Map.copyOf(instances);
 		this.async = Executors.newCachedThreadPool(daemonThreads());
+	}
+
+	/**
+	 * A registry with the options that {@code quorumlock.*} and
+	 * {@code quorumlock.instances.<name>.*} set in a Spring {@link Environment}
+	 * ({@code lease}, {@code wait-at-most}, {@code renew}, {@code hold-at-most},
+	 * {@code hold-at-least}), so that the locked beans of a Spring test behave as they do
+	 * on the Redis engine. Needs Spring Boot on the class path (any Spring Boot test has
+	 * it).
+	 * @param environment the application's environment
+	 * @return a new registry
+	 * @throws IllegalArgumentException if a value does not bind, naming the property
+	 */
+	public static InMemoryLockRegistry of(Environment environment) {
+		Objects.requireNonNull(environment, "'environment' must not be null");
+		return InMemoryOptions.bind(environment).registry();
 	}
 
 	/**
@@ -89,7 +129,7 @@ public final class InMemoryLockRegistry implements DistributedLockRegistry, Auto
 	 * @return the peer, to be closed by the caller
 	 */
 	public InMemoryLockRegistry peer() {
-		return new InMemoryLockRegistry(this.locks, this.defaults);
+		return new InMemoryLockRegistry(this.locks, this.defaults, this.instances);
 	}
 
 	@Override
@@ -175,6 +215,17 @@ public final class InMemoryLockRegistry implements DistributedLockRegistry, Auto
 		return new InMemoryLockView(this, LockRequest.of(key));
 	}
 
+	@Override
+	public Lock asLock(LockRequest request) {
+		if (request == null) {
+			throw new IllegalArgumentException("'request' must not be null");
+		}
+		if (request.keys().size() != 1 || request.mode() != LockMode.EXCLUSIVE || request.permits() != 1) {
+			throw new IllegalArgumentException("a Lock view is of one exclusive key, not of " + request);
+		}
+		return new InMemoryLockView(this, request);
+	}
+
 	/**
 	 * Stop the threads of {@link #acquireAsync}; leases already granted stay held until
 	 * released. Peers are closed separately.
@@ -185,7 +236,9 @@ public final class InMemoryLockRegistry implements DistributedLockRegistry, Auto
 	}
 
 	InMemoryLockRequest resolve(LockRequest request) {
-		return new InMemoryLockRequest(request, request.options().orElse(this.defaults));
+		LockOptions named = this.instances.get(request.name());
+		LockOptions defaults = (named != null) ? named.orElse(this.defaults) : this.defaults;
+		return new InMemoryLockRequest(request, request.options().orElse(defaults));
 	}
 
 	/**

@@ -27,6 +27,8 @@ final class InMemoryLockRequest {
 
 	private final Optional<Duration> holdAtMost;
 
+	private final Duration holdAtLeast;
+
 	private final List<String> lockKeys;
 
 	InMemoryLockRequest(LockRequest request, LockOptions options) {
@@ -35,6 +37,7 @@ final class InMemoryLockRequest {
 		this.waitAtMost = options.waitAtMost().orElseThrow();
 		this.renew = options.renew().orElseThrow();
 		this.holdAtMost = options.holdAtMost();
+		this.holdAtLeast = options.holdAtLeast().orElse(Duration.ZERO);
 		if (this.lease.isNegative() || this.lease.isZero()) {
 			throw new IllegalArgumentException(describe(request) + ": lease must be positive, was " + this.lease);
 		}
@@ -74,6 +77,10 @@ final class InMemoryLockRequest {
 		return this.holdAtMost;
 	}
 
+	Duration holdAtLeast() {
+		return this.holdAtLeast;
+	}
+
 	List<String> lockKeys() {
 		return this.lockKeys;
 	}
@@ -87,7 +94,7 @@ final class InMemoryLockRequest {
 	}
 
 	private static String describe(LockRequest request, List<String> lockKeys) {
-		String name = request.name().isEmpty() ? request.label() : request.name();
+		String name = request.label();
 		return "lock " + ("unnamed".equals(name) ? "" : "'" + name + "' ") + "key "
 				+ ((lockKeys.size() == 1) ? "'" + lockKeys.get(0) + "'" : lockKeys.toString());
 	}

@@ -82,8 +82,8 @@ final class InMemoryLocks {
 		long until = FREE;
 		for (String key : request.lockKeys()) {
 			InMemoryLease holder = this.holders.get(key);
-			if (holder != null && holder.holdsAt(now)) {
-				long validUntil = holder.validUntil(now);
+			if (holder != null && holder.blocksAt(now)) {
+				long validUntil = holder.blocksUntil(now);
 				if (until == FREE || validUntil == Long.MAX_VALUE
 						|| (until != Long.MAX_VALUE && validUntil - until > 0)) {
 					until = validUntil;
@@ -93,11 +93,16 @@ final class InMemoryLocks {
 		return until;
 	}
 
-	/** Free the keys the lease still holds and wake the waiters. */
+	/**
+	 * Free the keys the lease still holds (unless its minimum hold keeps them) and wake
+	 * the waiters.
+	 */
 	void release(InMemoryLease lease) {
 		this.lock.lock();
 		try {
-			this.holders.values().removeIf((holder) -> holder == lease);
+			if (!lease.kept()) {
+				this.holders.values().removeIf((holder) -> holder == lease);
+			}
 			this.released.signalAll();
 		}
 		finally {

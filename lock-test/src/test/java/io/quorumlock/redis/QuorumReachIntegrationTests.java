@@ -104,4 +104,23 @@ class QuorumReachIntegrationTests {
 		}
 	}
 
+	@Test
+	void aSplitVoteWithAMasterDownIsRetriedToo() {
+		String redisKey = "lock:{" + this.key + "}";
+		try (QuorumLockEngine engine = QuorumLockEngine.builder()
+			.nodes(redis.uris())
+			.rejoinDelay(Duration.ZERO)
+			.nodeTimeout(NODE_TIMEOUT)
+			.build()) {
+			redis.node(2).kill();
+			await().atMost(Duration.ofSeconds(10)).until(() -> !engine.nodes().get(2).up());
+			// another contender holds one of the two masters left, briefly: nobody has a
+			// quorum of two
+			redis.node(0).call("SET", redisKey, "aaaaaaaaaaaa" + "0".repeat(28), "PX", "150");
+			Optional<Lease> lease = engine.tryAcquire(LockRequest.of(this.key));
+			assertThat(lease).as("taken once the split cleared, within the window, with a zero wait").isPresent();
+			lease.get().release();
+		}
+	}
+
 }

@@ -2,6 +2,8 @@ package io.quorumlock.testing;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -118,6 +120,49 @@ class InMemoryLockRegistryTests {
 		try (Lease again = this.peer.acquire(LockRequest.of("async").waitAtMost(Duration.ofSeconds(5)))) {
 			assertThat(again.isValid()).isTrue();
 		}
+	}
+
+	@Test
+	void releaseBeforeHoldAtLeastKeepsTheKeyForTheRemainder() {
+		this.locks.acquire(LockRequest.of("job").holdAtLeast(Duration.ofMillis(600))).release();
+		assertThat(this.peer.tryAcquire(LockRequest.of("job"))).isEmpty();
+		Lease next = await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.peer.tryAcquire(LockRequest.of("job")), Optional::isPresent)
+			.get();
+		next.release();
+	}
+
+	@Test
+	void waiterTakesTheKeyWhenTheMinimumHoldIsOver() {
+		this.locks.acquire(LockRequest.of("job").holdAtLeast(Duration.ofMillis(300))).release();
+		Lease next = this.peer.acquire(LockRequest.of("job").waitAtMost(Duration.ofSeconds(10)));
+		assertThat(next.isValid()).isTrue();
+		next.release();
+	}
+
+	@Test
+	void optionsPerNameComeBetweenTheRequestsAndTheDefaults() {
+		try (InMemoryLockRegistry named = new InMemoryLockRegistry(LockOptions.none().lease(Duration.ofSeconds(20)),
+				Map.of("orders", LockOptions.none().lease(Duration.ofSeconds(5))))) {
+			try (Lease orders = named.acquire(LockRequest.of("1").name("orders"));
+					Lease other = named.acquire(LockRequest.of("1").name("other"));
+					Lease own = named.acquire(LockRequest.of("2").name("orders").lease(Duration.ofSeconds(2)))) {
+				assertThat(orders.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(5))
+					.isGreaterThan(Duration.ofSeconds(2));
+				assertThat(other.remaining()).isGreaterThan(Duration.ofSeconds(5));
+				assertThat(own.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(2));
+			}
+		}
+	}
+
+	@Test
+	void extendingALeaseRenewedWithHoldAtMostMovesTheEndOfRenewal() {
+		Lease lease = this.locks
+			.acquire(LockRequest.of("bounded").lease(Duration.ofMillis(150)).holdAtMost(Duration.ofMillis(300)));
+		assertThat(lease.extend(Duration.ofSeconds(10))).isTrue();
+		// past the first holdAtMost and a lease after it, still renewed
+		await().during(Duration.ofMillis(700)).atMost(Duration.ofSeconds(5)).until(lease::isValid);
+		lease.release();
 	}
 
 }

@@ -1,0 +1,290 @@
+package io.quorumlock.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import net.javacrumbs.shedlock.spring.annotation.EnableSchedulerLock;
+import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.support.GenericApplicationContext;
+import org.springframework.scheduling.Trigger;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+
+import io.quorumlock.DistributedLock;
+import io.quorumlock.OnFailure;
+import io.quorumlock.testing.RedisServers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Cron firing in the same instant on three instances (three application contexts, each
+ * with its own engine) over three masters, for {@value #TICKS} ticks: with the documented
+ * {@code @Scheduled} + {@code @DistributedLock(onFailure = SKIP)} recipe and with a
+ * ShedLock {@code @SchedulerLock} job, every tick runs exactly once, with all three
+ * masters voting and with one of them stopped. Each context's {@code @Scheduled} task is
+ * captured by its {@link TickScheduler} instead of a timer; one thread per context runs
+ * it, and a barrier releases the three threads at once for each tick, the next tick
+ * coming {@value #PERIOD_MS} ms after the one before, once the {@code holdAtLeast}
+ * ({@value #HOLD_MS} ms) of the one before is over.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class SimultaneousTickIntegrationTests {
+
+	static final int TICKS = 300;
+
+	static final long HOLD_MS = 120;
+
+	static final long PERIOD_MS = 160;
+
+	private static final int INSTANCES = 3;
+
+	@RegisterExtension
+	static final RedisServers redis = RedisServers.start(3);
+
+	private final Runs runs = new Runs();
+
+	private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
+
+	@AfterEach
+	void closeInstances() {
+		this.instances.forEach(ConfigurableApplicationContext::close);
+	}
+
+	@Test
+	void recipeRunsEveryTickOnceWithThreeMastersVoting() throws Exception {
+		assertEveryTickRanOnce("recipe, 3 of 3 masters", tick(RecipeConfiguration.class));
+	}
+
+	@Test
+	void recipeRunsEveryTickOnceWithTwoOfThreeMastersVoting() throws Exception {
+		redis.node(2).stop();
+		assertEveryTickRanOnce("recipe, 2 of 3 masters", tick(RecipeConfiguration.class));
+	}
+
+	@Test
+	void shedLockRunsEveryTickOnceWithThreeMastersVoting() throws Exception {
+		assertEveryTickRanOnce("ShedLock, 3 of 3 masters", tick(ShedLockConfiguration.class));
+	}
+
+	@Test
+	void shedLockRunsEveryTickOnceWithTwoOfThreeMastersVoting() throws Exception {
+		redis.node(2).stop();
+		assertEveryTickRanOnce("ShedLock, 2 of 3 masters", tick(ShedLockConfiguration.class));
+	}
+
+	private void assertEveryTickRanOnce(String variant, Runs runs) {
+		List<Long> missed = new ArrayList<>();
+		List<Long> doubled = new ArrayList<>();
+		for (long tick = 0; tick < TICKS; tick++) {
+			int count = runs.of(tick);
+			if (count == 0) {
+				missed.add(tick);
+			}
+			else if (count > 1) {
+				doubled.add(tick);
+			}
+		}
+		System.out.printf("%s, %d ticks: %d without a run %s, %d with two runs or more %s, %d calls failed%n", variant,
+				TICKS, missed.size(), missed, doubled.size(), doubled, runs.failures.get());
+		assertThat(missed).as("ticks without a run").isEmpty();
+		assertThat(doubled).as("ticks with two runs").isEmpty();
+	}
+
+	/**
+	 * Start the instances, then run {@value #TICKS} ticks: for each, the three threads
+	 * meet at a barrier, which opens when the tick is due, and run their context's
+	 * scheduled task at once.
+	 */
+	private Runs tick(Class<?> configuration) throws Exception {
+		List<Runnable> tasks = new ArrayList<>();
+		List<CompletableFuture<ConfigurableApplicationContext>> starting = new ArrayList<>();
+		for (int i = 0; i < INSTANCES; i++) {
+			starting.add(CompletableFuture.supplyAsync(() -> start(configuration)));
+		}
+		for (CompletableFuture<ConfigurableApplicationContext> started : starting) {
+			this.instances.add(started.get(120, TimeUnit.SECONDS));
+		}
+		for (ConfigurableApplicationContext context : this.instances) {
+			List<Runnable> scheduled = context.getBean(TickScheduler.class).tasks;
+			assertThat(scheduled).hasSize(1);
+			tasks.add(scheduled.get(0));
+		}
+		AtomicLong due = new AtomicLong(System.nanoTime());
+		CyclicBarrier barrier = new CyclicBarrier(INSTANCES, () -> {
+			// the scheduler's clock: the next tick is due a period after the last one,
+			// and
+			// after the last run's holdAtLeast (measured from its grant, which a loaded
+			// machine may delay past the tick)
+			long at = Math.max(due.get(), this.runs.lastRun.get() + TimeUnit.MILLISECONDS.toNanos(HOLD_MS + 20));
+			for (long left = at - System.nanoTime(); left > 0; left = at - System.nanoTime()) {
+				LockSupport.parkNanos(left);
+			}
+			due.set(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PERIOD_MS));
+		});
+		List<Thread> threads = new ArrayList<>();
+		List<Throwable> errors = new CopyOnWriteArrayList<>();
+		for (int i = 0; i < INSTANCES; i++) {
+			Runnable task = tasks.get(i);
+			Thread thread = new Thread(() -> {
+				try {
+					for (long tick = 0; tick < TICKS; tick++) {
+						barrier.await(30, TimeUnit.SECONDS);
+						Runs.current.set(tick);
+						try {
+							task.run();
+						}
+						catch (RuntimeException ex) {
+							// a scheduler logs and goes on to the next tick
+							this.runs.failures.incrementAndGet();
+						}
+					}
+				}
+				catch (Throwable ex) {
+					errors.add(ex);
+					barrier.reset();
+				}
+			}, "instance-" + i + "-scheduler");
+			thread.start();
+			threads.add(thread);
+		}
+		for (Thread thread : threads) {
+			thread.join(TimeUnit.SECONDS.toMillis(150));
+		}
+		assertThat(errors).isEmpty();
+		return this.runs;
+	}
+
+	private ConfigurableApplicationContext start(Class<?> configuration) {
+		return new SpringApplicationBuilder(configuration).web(WebApplicationType.NONE)
+			.logStartupInfo(false)
+			.properties("quorumlock.nodes=" + String.join(",", redis.uris()), "quorumlock.rejoin-delay=0s",
+					"quorumlock.node-timeout=100ms", "spring.main.banner-mode=off")
+			.initializers((GenericApplicationContext context) -> {
+				context.registerBean(Runs.class, () -> this.runs);
+				context.registerBean("taskScheduler", TickScheduler.class, TickScheduler::new);
+			})
+			.run();
+	}
+
+	/** Runs of the job per tick, counted by the job bodies of every instance. */
+	static final class Runs {
+
+		static final ThreadLocal<Long> current = new ThreadLocal<>();
+
+		private final Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
+
+		final AtomicInteger failures = new AtomicInteger();
+
+		/** When the job body last ran, just after its grant. */
+		final AtomicLong lastRun = new AtomicLong(System.nanoTime());
+
+		void ran() {
+			this.lastRun.accumulateAndGet(System.nanoTime(), Math::max);
+			this.runs.computeIfAbsent(current.get(), (tick) -> new AtomicInteger()).incrementAndGet();
+		}
+
+		int of(long tick) {
+			AtomicInteger count = this.runs.get(tick);
+			return (count != null) ? count.get() : 0;
+		}
+
+	}
+
+	/**
+	 * A task scheduler that keeps the cron tasks it is given instead of timing them: the
+	 * test fires them.
+	 */
+	static final class TickScheduler extends ThreadPoolTaskScheduler {
+
+		final List<Runnable> tasks = new CopyOnWriteArrayList<>();
+
+		@Override
+		public ScheduledFuture<?> schedule(Runnable task, Trigger trigger) {
+			this.tasks.add(task);
+			return null;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableScheduling
+	@ImportAutoConfiguration(QuorumLockAutoConfiguration.class)
+	static class RecipeConfiguration {
+
+		@Bean
+		RecipeJob recipeJob(Runs runs) {
+			return new RecipeJob(runs);
+		}
+
+	}
+
+	/** The recipe of the scheduled jobs page, with a hold at the scale of these ticks. */
+	static class RecipeJob {
+
+		private final Runs runs;
+
+		RecipeJob(Runs runs) {
+			this.runs = runs;
+		}
+
+		@Scheduled(cron = "0 0 2 * * *")
+		@DistributedLock(name = "jobs", key = "'nightly-report'", holdAtLeast = HOLD_MS + "ms",
+				onFailure = OnFailure.SKIP)
+		public void run() {
+			this.runs.ran();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableScheduling
+	@EnableSchedulerLock(defaultLockAtMostFor = "10m")
+	@ImportAutoConfiguration({ QuorumLockAutoConfiguration.class, QuorumLockShedLockAutoConfiguration.class })
+	static class ShedLockConfiguration {
+
+		@Bean
+		ShedLockJob shedLockJob(Runs runs) {
+			return new ShedLockJob(runs);
+		}
+
+	}
+
+	/** A ShedLock job as the moving-from-ShedLock page writes it. */
+	static class ShedLockJob {
+
+		private final Runs runs;
+
+		ShedLockJob(Runs runs) {
+			this.runs = runs;
+		}
+
+		@Scheduled(cron = "0 0 2 * * *")
+		@SchedulerLock(name = "nightly-report", lockAtMostFor = "10m", lockAtLeastFor = HOLD_MS + "ms")
+		public void run() {
+			this.runs.ran();
+		}
+
+	}
+
+}

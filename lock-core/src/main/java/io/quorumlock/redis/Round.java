@@ -254,9 +254,8 @@ final class Round<N extends Voter> extends CompletableFuture<Round.Tally> implem
 		}
 		// a split vote: a quorum of nodes answered (the others failed: down, refused, out
 		// of time) and nobody among them (this round included) holds a quorum. A node
-		// that
-		// did not answer may have voted for another contender: the retry then finds the
-		// key held and stops, so treating it as a split costs a round, never safety
+		// that did not answer may have voted for another contender: the retry then finds
+		// the key held and stops, so treating it as a split costs a round, never safety
 		boolean split = yes + no >= this.quorum && yes < this.quorum && this.took instanceof Refusals refusals
 				&& refusals.noHolderReached(this.quorum);
 		if (complete(new Tally(this.answers.length, this.quorum, yes, no, failures, split))) {

@@ -246,6 +246,18 @@ class FencingIntegrationTests {
 			}
 		}
 
+		@Test
+		void aCounterThatCameBackOlderThanItsTokensIsRaisedToTheClock() {
+			String key = "k" + UUID.randomUUID();
+			try (QuorumLockEngine locks = engine(redis)) {
+				long first = holdAndFence(locks, key);
+				// older data in place of the counter (a snapshot restored, a promoted
+				// replica that lagged): present, but behind the token just issued
+				redis.node(0).call("SET", "lock:{" + key + "}:fence", "5");
+				assertThat(holdAndFence(locks, key)).isGreaterThan(first);
+			}
+		}
+
 	}
 
 }

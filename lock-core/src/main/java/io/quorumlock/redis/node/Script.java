@@ -110,17 +110,23 @@ public record Script(String name, String text, String sha1) {
 	/**
 	 * Fencing, step one (and the whole of it on a single node). KEYS[1] lock key, KEYS[2]
 	 * fence counter; ARGV[1] token, ARGV[2] counter TTL in milliseconds. Where this token
-	 * still holds the lock key: seed a missing counter from the node's clock in
-	 * microseconds (built as a string, so that no float formatting can round it), INCR
-	 * it, refresh its TTL and return it; elsewhere return -1 and change nothing.
+	 * still holds the lock key: bring the counter up to the node's clock in microseconds
+	 * (built as a string, so that no float formatting can round it) if it is missing or
+	 * below it, INCR it, refresh its TTL and return it; elsewhere return -1 and change
+	 * nothing. Raising a counter that is there, not only seeding a missing one, covers a
+	 * master that came back with older data (a snapshot, a promoted replica that lagged):
+	 * its counter is present but behind tokens issued before the loss, which were at most
+	 * their issue time plus one per token.
 	 */
 	public static final Script FENCE_INCREMENT = of("fence-increment", """
 			if redis.call('get', KEYS[1]) ~= ARGV[1] then
 				return -1
 			end
-			if redis.call('exists', KEYS[2]) == 0 then
-				local now = redis.call('time')
-				redis.call('set', KEYS[2], now[1] .. string.rep('0', 6 - string.len(now[2])) .. now[2])
+			local now = redis.call('time')
+			local clock = now[1] .. string.rep('0', 6 - string.len(now[2])) .. now[2]
+			local current = redis.call('get', KEYS[2])
+			if current == false or tonumber(current) < tonumber(clock) then
+				redis.call('set', KEYS[2], clock)
 			end
 			local value = redis.call('incr', KEYS[2])
 			redis.call('pexpire', KEYS[2], ARGV[2])

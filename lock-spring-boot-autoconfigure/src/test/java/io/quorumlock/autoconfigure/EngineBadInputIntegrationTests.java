@@ -140,7 +140,8 @@ class EngineBadInputIntegrationTests {
 
 	/** Two live nodes: the engine starts, and warns once. */
 	private static Object evenNodes() {
-		Logger logger = Logger.getLogger(QuorumLockEngine.class.getName());
+		// the engine's settings log it, under their own (package-private) class's name
+		Logger logger = Logger.getLogger("io.quorumlock.redis.EngineSettings");
 		List<LogRecord> records = new ArrayList<>();
 		Handler capture = new Handler() {
 			@Override

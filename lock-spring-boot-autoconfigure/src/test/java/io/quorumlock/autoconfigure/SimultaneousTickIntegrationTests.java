@@ -3,7 +3,6 @@ package io.quorumlock.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
@@ -118,12 +117,11 @@ class SimultaneousTickIntegrationTests {
 	 */
 	private Runs tick(Class<?> configuration) throws Exception {
 		List<Runnable> tasks = new ArrayList<>();
-		List<CompletableFuture<ConfigurableApplicationContext>> starting = new ArrayList<>();
+		// one after the other: each start sets up Spring Boot's logging, which started at
+		// once from several threads adds its console appender more than once and doubles
+		// every later test's log lines in this JVM
 		for (int i = 0; i < INSTANCES; i++) {
-			starting.add(CompletableFuture.supplyAsync(() -> start(configuration)));
-		}
-		for (CompletableFuture<ConfigurableApplicationContext> started : starting) {
-			this.instances.add(started.get(120, TimeUnit.SECONDS));
+			this.instances.add(start(configuration));
 		}
 		for (ConfigurableApplicationContext context : this.instances) {
 			List<Runnable> scheduled = context.getBean(TickScheduler.class).tasks;

@@ -68,7 +68,10 @@ class ShedLockKeepAliveIntegrationTests {
 	void tenMinuteLockAtMostForIsTakenUnderAOneSecondGuardAsARenewedLease() {
 		try (QuorumLockEngine engine = engine(Duration.ofSeconds(1))) {
 			QuorumLockProvider provider = new QuorumLockProvider(engine, "shedlock", Duration.ofMillis(900));
-			// fresh masters are held back by the guard for a second at most
+			// fresh masters are held back by the guard for a second at most: wait until
+			// every one votes, so that the lease lands on all three, not on a quorum only
+			await().atMost(Duration.ofSeconds(15))
+				.until(() -> engine.nodes().stream().allMatch(RegistryStatus.Node::countsTowardQuorum));
 			Optional<SimpleLock> lock = await().atMost(Duration.ofSeconds(15))
 				.ignoreExceptionsInstanceOf(QuorumUnavailableException.class)
 				.until(() -> provider.lock(configuration(Duration.ofMinutes(10), Duration.ZERO)), Optional::isPresent);

@@ -433,10 +433,7 @@ public final class ServerState {
 					+ " s)";
 		}
 		long left = TimeUnit.NANOSECONDS.toSeconds(heldBackNanos() + 999_999_999);
-		String why = current.what.equals("nonce " + this.evictedNonce)
-				? "it evicted keys, or had an eviction policy with a memory limit, and may have dropped lock keys"
-				: current.what.startsWith(
-						"nonce") ? "it lost its data (restarted empty, flushed, another server behind its address, or keys " + "evicted)" : current.what.startsWith("process") ? "a new server process came up with its data (a restart from a snapshot or from an " + "append-only file without appendfsync always, or a failover to a replica), which may " + "lack the last writes" : "another dataset than the one seen before is behind its address";
+		String why = why(current.what);
 		return "held back by the restart guard for another " + left + " s: " + why + " (rejoin-delay " + guardSeconds
 				+ " s)";
 	}
@@ -469,6 +466,21 @@ public final class ServerState {
 		return (id == null || id.isEmpty()) ? null : id;
 	}
 
+	/** Why a hold-back is in progress, from what it holds back ({@link Hold}). */
+	private String why(String what) {
+		if (what.equals("nonce " + this.evictedNonce)) {
+			return "it evicted keys, or had an eviction policy with a memory limit, and may have dropped lock keys";
+		}
+		if (what.startsWith("nonce")) {
+			return "it lost its data (restarted empty, flushed, another server behind its address, or keys evicted)";
+		}
+		if (what.startsWith("process")) {
+			return "a new server process came up with its data (a restart from a snapshot or from an append-only "
+					+ "file without appendfsync always, or a failover to a replica), which may lack the last writes";
+		}
+		return "another dataset than the one seen before is behind its address";
+	}
+
 	/** A counter line of {@code INFO}, such as {@code evicted_keys:}; -1 if none. */
 	static long parseCount(String info, String name) {
 		String count = field(info, name);
@@ -482,13 +494,7 @@ public final class ServerState {
 
 	/** The {@code uptime_in_seconds} line of {@code INFO server}; -1 if there is none. */
 	public static long parseUptimeSeconds(String info) {
-		String uptime = field(info, "uptime_in_seconds:");
-		try {
-			return (uptime != null) ? Long.parseLong(uptime) : -1;
-		}
-		catch (NumberFormatException ex) {
-			return -1;
-		}
+		return parseCount(info, "uptime_in_seconds:");
 	}
 
 	private static String field(String info, String name) {

@@ -280,7 +280,7 @@ final class SimRun {
 				server.call("FLUSHALL");
 			}
 			case 11, 15 -> failover(address, server);
-			case 12 -> evict(server);
+			case 12 -> pressure(server, 1 + this.random.nextInt(3));
 			case 16 -> evictingForAWhile(server);
 			default -> restart(address, server, duration, true);
 		}
@@ -441,16 +441,7 @@ final class SimRun {
 		for (int i = 0; i < pressures; i++) {
 			long at = (long) (this.random.nextDouble() * until);
 			int count = 1 + this.random.nextInt(3);
-			this.loop.at(at, null, () -> {
-				if (!server.isEvicting() || !server.isRunning()
-						|| ((Long) server.call("EXISTS", PREFIX + "{quorumlock:marker}")) == 1L) {
-					this.loop.trace("memory pressure on " + server.name + " skipped: no engine recorded it evicting");
-					return;
-				}
-				List<String> evicted = server.evict(count);
-				note("memory pressure on " + server.name
-						+ ((evicted.isEmpty()) ? ": nothing to evict" : ", evicted " + evicted));
-			});
+			this.loop.at(at, null, () -> pressure(server, count));
 		}
 		this.loop.at(until, null, () -> {
 			if (server.isEvicting()) {
@@ -460,8 +451,18 @@ final class SimRun {
 		});
 	}
 
-	private void evict(SimServer server) {
-		List<String> evicted = server.evict(1 + this.random.nextInt(3));
+	/**
+	 * Memory pressure on a master with an eviction policy: evicts only once an engine has
+	 * recorded the master as evicting (its dataset marker gone), whichever fault brings
+	 * it, for the reason {@link #evictingForAWhile} gives.
+	 */
+	private void pressure(SimServer server, int count) {
+		if (!server.isEvicting() || !server.isRunning()
+				|| ((Long) server.call("EXISTS", PREFIX + "{quorumlock:marker}")) == 1L) {
+			this.loop.trace("memory pressure on " + server.name + " skipped: no engine recorded it evicting");
+			return;
+		}
+		List<String> evicted = server.evict(count);
 		note("memory pressure on " + server.name
 				+ ((evicted.isEmpty()) ? ": nothing to evict" : ", evicted " + evicted));
 	}

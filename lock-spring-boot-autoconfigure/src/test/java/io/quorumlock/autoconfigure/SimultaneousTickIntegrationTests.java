@@ -16,8 +16,6 @@ import net.javacrumbs.shedlock.spring.annotation.EnableSchedulerLock;
 import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -38,17 +36,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Cron firing in the same instant on three instances (three application contexts, each
- * with its own engine) over three masters, for {@value #TICKS} ticks: with the documented
- * {@code @Scheduled} + {@code @DistributedLock(onFailure = SKIP)} recipe and with a
- * ShedLock {@code @SchedulerLock} job, every tick runs exactly once, with all three
- * masters voting and with one of them stopped. Each context's {@code @Scheduled} task is
- * captured by its {@link TickScheduler} instead of a timer; one thread per context runs
- * it, and a barrier releases the three threads at once for each tick, the next tick
- * coming {@value #PERIOD_MS} ms after the one before, once the {@code holdAtLeast}
+ * with its own engine) over three masters, for {@value #TICKS} ticks: every tick runs
+ * exactly once, with all three masters voting and with one of them stopped. A subclass
+ * names the job: the documented {@code @Scheduled} + {@code @DistributedLock(onFailure =
+ * SKIP)} recipe ({@link RecipeTickIntegrationTests}) or a ShedLock {@code @SchedulerLock}
+ * job ({@link ShedLockTickIntegrationTests}); two classes, so that the build's two test
+ * JVMs can run them side by side. Each context's {@code @Scheduled} task is captured by
+ * its {@link TickScheduler} instead of a timer; one thread per context runs it, and a
+ * barrier releases the three threads at once for each tick, the next tick coming
+ * {@value #PERIOD_MS} ms after the one before, once the {@code holdAtLeast}
  * ({@value #HOLD_MS} ms) of the one before is over.
  */
-@Timeout(value = 300, unit = TimeUnit.SECONDS)
-class SimultaneousTickIntegrationTests {
+abstract class SimultaneousTickIntegrationTests {
 
 	static final int TICKS = 300;
 
@@ -58,12 +57,25 @@ class SimultaneousTickIntegrationTests {
 
 	private static final int INSTANCES = 3;
 
-	@RegisterExtension
-	static final RedisServers redis = RedisServers.start(3);
+	private final String job;
+
+	private final Class<?> configuration;
 
 	private final Runs runs = new Runs();
 
 	private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
+
+	/**
+	 * @param job the job's name in the test's report
+	 * @param configuration the application's configuration, with the job
+	 */
+	SimultaneousTickIntegrationTests(String job, Class<?> configuration) {
+		this.job = job;
+		this.configuration = configuration;
+	}
+
+	/** Three masters, started for the subclass. */
+	abstract RedisServers redis();
 
 	@AfterEach
 	void closeInstances() {
@@ -71,25 +83,14 @@ class SimultaneousTickIntegrationTests {
 	}
 
 	@Test
-	void recipeRunsEveryTickOnceWithThreeMastersVoting() throws Exception {
-		assertEveryTickRanOnce("recipe, 3 of 3 masters", tick(RecipeConfiguration.class));
+	void everyTickRunsOnceWithThreeMastersVoting() throws Exception {
+		assertEveryTickRanOnce(this.job + ", 3 of 3 masters", tick(this.configuration));
 	}
 
 	@Test
-	void recipeRunsEveryTickOnceWithTwoOfThreeMastersVoting() throws Exception {
-		redis.node(2).stop();
-		assertEveryTickRanOnce("recipe, 2 of 3 masters", tick(RecipeConfiguration.class));
-	}
-
-	@Test
-	void shedLockRunsEveryTickOnceWithThreeMastersVoting() throws Exception {
-		assertEveryTickRanOnce("ShedLock, 3 of 3 masters", tick(ShedLockConfiguration.class));
-	}
-
-	@Test
-	void shedLockRunsEveryTickOnceWithTwoOfThreeMastersVoting() throws Exception {
-		redis.node(2).stop();
-		assertEveryTickRanOnce("ShedLock, 2 of 3 masters", tick(ShedLockConfiguration.class));
+	void everyTickRunsOnceWithTwoOfThreeMastersVoting() throws Exception {
+		redis().node(2).stop();
+		assertEveryTickRanOnce(this.job + ", 2 of 3 masters", tick(this.configuration));
 	}
 
 	private void assertEveryTickRanOnce(String variant, Runs runs) {
@@ -176,7 +177,7 @@ class SimultaneousTickIntegrationTests {
 	private ConfigurableApplicationContext start(Class<?> configuration) {
 		return new SpringApplicationBuilder(configuration).web(WebApplicationType.NONE)
 			.logStartupInfo(false)
-			.properties("quorumlock.nodes=" + String.join(",", redis.uris()), "quorumlock.rejoin-delay=0s",
+			.properties("quorumlock.nodes=" + String.join(",", redis().uris()), "quorumlock.rejoin-delay=0s",
 					"quorumlock.node-timeout=100ms", "spring.main.banner-mode=off")
 			.initializers((GenericApplicationContext context) -> {
 				context.registerBean(Runs.class, () -> this.runs);

@@ -55,10 +55,9 @@ public class MemoryBenchmark {
 		try (QuorumLockEngine engine = QuorumLockEngine.builder()
 			.nodes(BenchNodes.first(this.nodes))
 			.rejoinDelay(Duration.ZERO)
-			// the subject is the heap, not latency: with 64 in flight on a loaded 2-core
-			// machine the
-			// default 50 ms node timeout failed more than 1% of the operations and the
-			// run with them
+			// the subject is the heap, not latency: with 64 in flight on a loaded
+			// 2-core machine, the default 50 ms node timeout failed more than 1% of
+			// the operations, and the run with them
 			.nodeTimeout(Duration.ofSeconds(1))
 			.build()) {
 			// warm up one at a time first: a cold JVM may miss the 50 ms node timeout

@@ -49,7 +49,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 abstract class SimultaneousTickIntegrationTests {
 
-	static final int TICKS = 300;
+	static final int TICKS = 200;
 
 	static final long HOLD_MS = 120;
 

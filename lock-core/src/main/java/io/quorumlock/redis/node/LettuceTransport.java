@@ -39,6 +39,8 @@ public final class LettuceTransport implements Transport {
 
 	private final Executor executor;
 
+	private final Timers timers;
+
 	/** Every connection opened, closed with the transport. */
 	private final Queue<StatefulConnection<String, String>> opened = new ConcurrentLinkedQueue<>();
 
@@ -60,6 +62,7 @@ public final class LettuceTransport implements Transport {
 		this.uri = uri;
 		this.address = uri.getHost() + ":" + uri.getPort();
 		this.executor = context.timers()::execute;
+		this.timers = context.timers();
 		this.resources = context.resources();
 	}
 
@@ -112,7 +115,9 @@ public final class LettuceTransport implements Transport {
 	 * Tell {@code events} of every failed attempt to reconnect to this server: Lettuce
 	 * reports them on the resources' event bus only, which every transport of the engine
 	 * shares, so each picks the attempts to its own host and port. The failure is handed
-	 * to the engine's timers: the bus may publish on an I/O thread.
+	 * to the engine's timers: the bus may publish on an I/O thread. An attempt reported
+	 * after the engine closed its timers is dropped: thrown here, it reached Reactor's
+	 * error hook, which logs it as an ERROR with its stack trace.
 	 */
 	private void watchReconnectFailures(Link.Events events) {
 		if (this.reconnectFailures.get() != null) {
@@ -123,7 +128,7 @@ public final class LettuceTransport implements Transport {
 			.filter((event) -> event instanceof ReconnectFailedEvent failed && isThisServer(failed.remoteAddress()))
 			.subscribe((event) -> {
 				Throwable cause = ((ReconnectFailedEvent) event).getCause();
-				this.executor.execute(() -> events.reconnectFailed(cause));
+				this.timers.runOnScheduler(() -> events.reconnectFailed(cause));
 			});
 		if (!this.reconnectFailures.compareAndSet(null, subscription)) {
 			subscription.dispose();

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -37,8 +36,6 @@ public final class LettuceTransport implements Transport {
 
 	private final String address;
 
-	private final Executor executor;
-
 	private final Timers timers;
 
 	/** Every connection opened, closed with the transport. */
@@ -61,7 +58,6 @@ public final class LettuceTransport implements Transport {
 		this.client.setOptions(context.clientOptions());
 		this.uri = uri;
 		this.address = uri.getHost() + ":" + uri.getPort();
-		this.executor = context.timers()::execute;
 		this.timers = context.timers();
 		this.resources = context.resources();
 	}
@@ -99,7 +95,7 @@ public final class LettuceTransport implements Transport {
 				}
 
 			});
-			return new LettuceLink(conn, conn.async(), this.executor);
+			return new LettuceLink(conn, conn.async(), this.timers::execute);
 		});
 	}
 

@@ -40,7 +40,27 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 
 	private long attemptStart;
 
-	private CompletableFuture<Void> wake;
+	private CompletableFuture<String> wake;
+
+	/**
+	 * Waiting in the key's queue on its one master ({@link Voters#handsOver()}): from the
+	 * first lost round of a waiting, exclusive, one-key acquisition, its rounds are
+	 * {@link Voters#queue} rounds, named by {@link #waiter}, and a release may hand it
+	 * the key by publishing the token of its last round ({@link #claim}).
+	 */
+	private boolean queued;
+
+	/** The name of this acquisition's queued tokens: their first digits, random. */
+	private String waiter;
+
+	/**
+	 * The master's connection and pub/sub link when the last queued round was sent
+	 * ({@link Voters#handOverLink()}).
+	 */
+	private long attemptLink;
+
+	/** Whether the last round's token was undone: then it is never claimed. */
+	private boolean attemptUndone;
 
 	/** Made at the first lost round (none for an acquisition that never waits). */
 	private ExclusiveIntent intent;
@@ -99,12 +119,45 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 		}
 		String key = this.keys.get(this.granted);
 		String token = this.parts.tokens.next(); // fresh for every round
+		if (this.queued) {
+			// fresh but for the waiter's name, which the queue knows it by
+			token = this.waiter + token.substring(ReleaseSignals.WAITER);
+		}
 		this.attemptKey = key;
 		this.attemptToken = token;
-		this.wake = this.subscribed ? this.parts.signals.expect(LockKeys.channel(key)) : null;
+		this.attemptUndone = false;
+		this.wake = this.subscribed ? this.parts.signals.expect(LockKeys.channel(key), this.waiter) : null;
 		this.attemptStart = this.parts.timers.nanoTime();
 		this.rounds++;
+		if (this.queued) {
+			// read before the round is sent: a hand-over heard on the same link later
+			// came from the server process that ran this round
+			this.attemptLink = this.parts.voters.handOverLink();
+			this.parts.voters.queue(key, token, this.leaseMillis, queueEntryMillis()).whenComplete(this);
+			return;
+		}
 		this.parts.voters.acquire(key, token, this.leaseMillis).whenComplete(this);
+	}
+
+	/**
+	 * How long a queue entry lasts unless refreshed: as the exclusive intent, two of the
+	 * longest retry delays and two rounds; a waiter refreshes it with each round, at
+	 * least once a longest retry delay.
+	 */
+	private long queueEntryMillis() {
+		long nanos = 2 * this.parts.timers.retryMaxNanos() + 2 * this.parts.voters.writeRoundNanos();
+		return Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos));
+	}
+
+	/**
+	 * Whether this acquisition waits in the key's queue once it has lost a round: a
+	 * waiting, exclusive acquisition of one lock key (no permit slot) where releases hand
+	 * over.
+	 */
+	private boolean queues() {
+		String key = this.keys.get(0);
+		return this.keys.size() == 1 && waits() && this.parts.voters.handsOver()
+				&& LockKeys.permitBase(key).equals(key);
 	}
 
 	/** The attempt's round is decided (no callback object per attempt). */
@@ -113,37 +166,51 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 		onTally(this.attemptKey, this.attemptToken, this.attemptStart, tally, this.wake);
 	}
 
-	private void onTally(String key, String token, long attemptStart, Round.Tally tally, CompletableFuture<Void> wake) {
+	private void onTally(String key, String token, long attemptStart, Round.Tally tally,
+			CompletableFuture<String> wake) {
 		long now = this.parts.timers.nanoTime();
 		long until = this.parts.validity.validUntil(attemptStart, this.leaseNanos);
 		if (tally.reached() && Validity.remaining(until, now) > 0) {
-			this.tokens[this.granted] = token;
-			this.granted++;
-			stopListening(key);
-			if (this.granted < this.keys.size()) {
-				this.validUntil = Math.min(this.validUntil, until);
-				if (this.granted < this.gates) {
-					// re-taking keys after a failed proof: their gates are ours
-					attempt();
-				}
-				else {
-					enterGate();
-				}
-			}
-			else if (this.keys.size() > 1 && MultiKeyProof.needed(this.validUntil, now, this.leaseNanos)) {
-				prove(until);
-			}
-			else {
-				this.validUntil = Math.min(this.validUntil, until);
-				grant();
-			}
+			won(key, token, until, now);
 			return;
 		}
+		lost(key, token, tally, now, wake);
+	}
+
+	/** A round won {@code key} for {@code token}, valid until {@code until}. */
+	private void won(String key, String token, long until, long now) {
+		this.tokens[this.granted] = token;
+		this.granted++;
+		this.queued = false; // the grant took this waiter out of the queue
+		stopListening(key);
+		if (this.granted < this.keys.size()) {
+			this.validUntil = Math.min(this.validUntil, until);
+			if (this.granted < this.gates) {
+				// re-taking keys after a failed proof: their gates are ours
+				attempt();
+			}
+			else {
+				enterGate();
+			}
+		}
+		else if (this.keys.size() > 1 && MultiKeyProof.needed(this.validUntil, now, this.leaseNanos)) {
+			prove(until);
+		}
+		else {
+			this.validUntil = Math.min(this.validUntil, until);
+			grant();
+		}
+	}
+
+	/** A round on {@code key} with {@code token} did not win it. */
+	private void lost(String key, String token, Round.Tally tally, long now, CompletableFuture<String> wake) {
 		// Not granted: undo this round on every node, including those that did not
 		// answer, since a late SET may still land. The undo names this round's own token,
 		// so whenever it arrives it deletes nothing of a later round's.
-		CompletableFuture<?> undo = (tally.yes() > 0 || !tally.failures().isEmpty())
-				? this.parts.voters.release(key, token, this.leaseNanos) : CompletableFuture.completedFuture(null);
+		boolean undoing = tally.yes() > 0 || !tally.failures().isEmpty();
+		this.attemptUndone = undoing;
+		CompletableFuture<?> undo = undoing ? this.parts.voters.release(key, token, this.leaseNanos)
+				: CompletableFuture.completedFuture(null);
 		boolean waitOver = now - this.deadline >= 0 || this.result.isDone();
 		if (tally.split() && !this.result.isDone() && now - this.startedAt < this.parts.splitWindowNanos) {
 			// A split vote: several contenders took some nodes each at once, none a
@@ -181,6 +248,10 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			// so that a release between the failed round and the subscription is not
 			// missed.
 			this.subscribed = true;
+			if (queues()) {
+				this.queued = true;
+				this.waiter = this.parts.tokens.next().substring(0, ReleaseSignals.WAITER);
+			}
 			String channel = LockKeys.channel(key);
 			CompletableFuture<Void> confirmed = this.parts.signals.subscribe(channel);
 			Future<?> timer = this.parts.timers.schedule(() -> confirmed.complete(null), this.parts.nodeTimeoutNanos);
@@ -239,8 +310,8 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	 * Attempt again after a jittered back-off bounded by the deadline, or as soon as
 	 * {@code wake} (the key's release signal, if subscribed) fires.
 	 */
-	private void retryLater(long now, CompletableFuture<Void> wake) {
-		CompletableFuture<Void> next = (wake != null) ? wake : new CompletableFuture<>();
+	private void retryLater(long now, CompletableFuture<String> wake) {
+		CompletableFuture<String> next = (wake != null) ? wake : new CompletableFuture<>();
 		long delay = Math.min(this.parts.timers.retryDelayNanos(), this.deadline - now);
 		Future<?> timer = this.parts.timers.schedule(() -> next.complete(null), Math.max(0, delay));
 		this.result.waitOn(next);
@@ -255,7 +326,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	private void retrySplit() {
 		long jitter = Math.max(this.parts.timers.retryMinNanos(), TimeUnit.MILLISECONDS.toNanos(1));
 		long delay = TimeUnit.MICROSECONDS.toNanos(this.parts.timers.nextInt((int) (jitter / 1000) + 1));
-		CompletableFuture<Void> next = new CompletableFuture<>();
+		CompletableFuture<String> next = new CompletableFuture<>();
 		Future<?> timer = this.parts.timers.schedule(() -> next.complete(null), delay);
 		this.result.waitOn(next);
 		attemptWhen(next, timer);
@@ -268,10 +339,49 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	 * has a token of its own, so even if it overtook the undo of the round before on a
 	 * connection, that undo could not delete its grant.
 	 */
-	private void attemptWhen(CompletableFuture<Void> signal, Future<?> timer) {
-		signal.whenComplete((ok, error) -> {
+	private void attemptWhen(CompletableFuture<?> signal, Future<?> timer) {
+		signal.whenComplete((message, error) -> {
 			timer.cancel(false);
-			this.parts.timers.execute(this::attempt);
+			if (this.queued && message instanceof String token && token.length() == Tokens.BYTES * 2) {
+				this.parts.timers.execute(() -> claim(token));
+			}
+			else {
+				this.parts.timers.execute(this::attempt);
+			}
+		});
+	}
+
+	/**
+	 * A release handed the key to {@code token}, a token of this waiter. It is this
+	 * acquisition's only if it is the token of its last round, that round was not undone,
+	 * and the master is the one that round was sent to, as the engine saw it then: the
+	 * same connection epoch and the same pub/sub connection (so no restart between the
+	 * round and the message), voting now. Then it is granted as that round would have
+	 * been, valid from that round's start (the key was set after the round's entry was
+	 * written, which was after it was sent). Any other token of this waiter is released
+	 * again, so no key is left held by a token nobody will use, and the wait goes on.
+	 */
+	private void claim(String token) {
+		if (this.result.isDone()) {
+			giveUp(null); // leaves the queue, and releases any key of this waiter
+			return;
+		}
+		long now = this.parts.timers.nanoTime();
+		long until = this.parts.validity.validUntil(this.attemptStart, this.leaseNanos);
+		Voters voters = this.parts.voters;
+		if (token.equals(this.attemptToken) && !this.attemptUndone && this.attemptLink != -1
+				&& voters.handOverLink() == this.attemptLink && voters.votingNow() >= voters.quorum()
+				&& Validity.remaining(until, now) > 0) {
+			won(this.attemptKey, token, until, now);
+			return;
+		}
+		voters.release(this.attemptKey, token, this.leaseNanos).whenComplete((ok, error) -> {
+			if (now - this.deadline >= 0) {
+				giveUp(notAcquired("a hand-over came too late to use"));
+			}
+			else {
+				this.parts.timers.execute(this::attempt);
+			}
 		});
 	}
 
@@ -304,6 +414,12 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 		this.gates = 0;
 		this.granted = 0;
 		CompletableFuture<?> undone = this.parts.undo(this.keys.subList(0, grantedKeys), this.tokens, this.leaseNanos);
+		if (this.queued) {
+			// out of the queue, and any key handed to this waiter released to the next
+			this.queued = false;
+			undone = CompletableFuture.allOf(undone,
+					this.parts.voters.release(this.keys.get(0), this.waiter, this.leaseNanos));
+		}
 		// Fail only once the keys are deleted and the gates passed on, so that the caller
 		// (and the next local waiter) finds nothing of this attempt left.
 		undone.whenComplete((ok, error) -> {

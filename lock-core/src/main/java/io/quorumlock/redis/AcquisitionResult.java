@@ -18,7 +18,7 @@ final class AcquisitionResult extends CompletableFuture<RedisLease> {
 	 * The current local-queue ticket or wake-up, completed on cancellation to stop
 	 * waiting.
 	 */
-	private volatile CompletableFuture<Void> waitingOn;
+	private volatile CompletableFuture<?> waitingOn;
 
 	AcquisitionResult(Pending pending) {
 		this.pending = pending;
@@ -36,7 +36,7 @@ final class AcquisitionResult extends CompletableFuture<RedisLease> {
 		boolean completed = super.completeExceptionally(failure);
 		this.pending.ended(this);
 		// a wait in progress notices at once, and the acquisition undoes what it holds
-		CompletableFuture<Void> w = this.waitingOn;
+		CompletableFuture<?> w = this.waitingOn;
 		if (completed && w != null) {
 			w.completeExceptionally(failure);
 		}
@@ -44,7 +44,7 @@ final class AcquisitionResult extends CompletableFuture<RedisLease> {
 	}
 
 	/** The acquisition now waits on {@code ticketOrWakeUp}. */
-	void waitOn(CompletableFuture<Void> ticketOrWakeUp) {
+	void waitOn(CompletableFuture<?> ticketOrWakeUp) {
 		this.waitingOn = ticketOrWakeUp;
 	}
 
@@ -52,7 +52,7 @@ final class AcquisitionResult extends CompletableFuture<RedisLease> {
 	public boolean cancel(boolean mayInterruptIfRunning) {
 		boolean cancelled = super.cancel(mayInterruptIfRunning);
 		this.pending.ended(this);
-		CompletableFuture<Void> w = this.waitingOn;
+		CompletableFuture<?> w = this.waitingOn;
 		if (cancelled && w != null) {
 			w.completeExceptionally(new CancellationException());
 		}

@@ -75,7 +75,8 @@ final class Connections implements AutoCloseable {
 		NodeContext context = new NodeContext(timers, probeKey, LockKeys.channel(probeKey), guardKeys,
 				(guard.nanos() > 0) ? new GuardRecord(guard.nanos()) : null, settings.clockDriftFactor(),
 				settings.freshRunIds(), new AtomicBoolean(), ids(random), settings.syncReplicas() > 0,
-				settings.evictionAllowed(), (channel) -> signalsRef[0].onMessage(channel), listener::onNodeError);
+				settings.evictionAllowed(), (channel, message) -> signalsRef[0].onMessage(channel, message),
+				listener::onNodeError);
 		this.nodes = list.stream().map((transport) -> new RedisNode(transport, context)).toList();
 		this.sameServer = (this.nodes.size() > 1) ? new SameServer(this.nodes) : null;
 		this.signals = new ReleaseSignals(this.nodes);

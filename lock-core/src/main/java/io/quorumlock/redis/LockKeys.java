@@ -67,6 +67,14 @@ final class LockKeys {
 		return (at < 0) ? key : key.substring(0, at);
 	}
 
+	/**
+	 * The queue of waiters a release hands the key to, on a standalone master
+	 * ({@link io.quorumlock.redis.node.Script#QUEUE}).
+	 */
+	static String queueKey(String lockKey) {
+		return lockKey + ":queue";
+	}
+
 	/** Per-key fencing counter. */
 	static String fenceKey(String lockKey) {
 		return lockKey + ":fence";

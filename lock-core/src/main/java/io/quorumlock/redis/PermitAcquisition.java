@@ -144,7 +144,7 @@ final class PermitAcquisition {
 			});
 			return;
 		}
-		CompletableFuture<Void> wake = this.parts.signals.expect(this.channel);
+		CompletableFuture<String> wake = this.parts.signals.expect(this.channel, null);
 		long delay = Math.min(this.parts.timers.retryDelayNanos(), this.deadline - now);
 		Future<?> timer = this.parts.timers.schedule(() -> wake.complete(null), Math.max(0, delay));
 		this.current = wake;

@@ -71,6 +71,9 @@ final class RedisVoters implements Voters {
 
 	private final SharedVoters shared = new SharedVoters(this);
 
+	/** See {@link #handsOver()}. */
+	private final boolean handsOver;
+
 	/**
 	 * Each node's renewal batch ({@link RenewalBatch}); empty where renewals go one key
 	 * per call: with sync-replicas, or on a Redis Cluster.
@@ -108,6 +111,7 @@ final class RedisVoters implements Voters {
 			}
 		}
 		this.renewals = renewals;
+		this.handsOver = nodes.size() == 1 && syncReplicas == 0 && nodes.get(0).batchesRenewals();
 	}
 
 	@Override
@@ -215,8 +219,40 @@ final class RedisVoters implements Voters {
 	}
 
 	@Override
+	public boolean handsOver() {
+		return this.handsOver;
+	}
+
+	@Override
+	public CompletableFuture<Round.Tally> queue(String key, String token, long leaseMillis, long entryMillis) {
+		String[] keys = { key, LockKeys.queueKey(key) };
+		String lease = Long.toString(leaseMillis);
+		String entry = Long.toString(entryMillis);
+		return voting((node) -> node.eval(Script.QUEUE, keys, token, lease, entry), ONE, this.nodeTimeoutNanos);
+	}
+
+	@Override
+	public long handOverLink() {
+		RedisNode node = this.nodes.get(0);
+		long link = node.pubSubLink();
+		// both counters stay far below 2^31 (one step per reconnect)
+		return (link < 0) ? -1 : (node.epoch() << 31) ^ link;
+	}
+
+	/**
+	 * Compare-and-delete and publish; where releases hand over ({@link #handsOver()}),
+	 * {@link Script#RELEASE_HANDOFF}, to the next waiter queued if any. A waiter's
+	 * 16-digit name in place of a token releases whatever token of that waiter holds the
+	 * key, and takes it out of the queue.
+	 */
+	@Override
 	public CompletableFuture<Round.Tally> release(String key, String token, long leaseNanos) {
 		String channel = LockKeys.channel(key);
+		if (this.handsOver) {
+			String[] keys = { key, LockKeys.queueKey(key) };
+			return all(this.quorum, (node) -> node.evalRedone(Script.RELEASE_HANDOFF, leaseNanos, keys, token, channel),
+					ONE);
+		}
 		return all(this.quorum, (node) -> node.evalRedone(Script.RELEASE, leaseNanos, key, token, channel), ONE);
 	}
 

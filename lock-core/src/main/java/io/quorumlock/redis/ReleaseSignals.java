@@ -10,6 +10,9 @@ import io.quorumlock.redis.node.Channels;
 /**
  * Wake-ups for waiters: a release publishes on the key's channel, and the one local
  * waiter polling that key (the owner of its {@link LocalGates gate}) retries at once.
+ * Where a release hands the key to a queued waiter ({@link Voters#handsOver()}), it
+ * publishes that waiter's token instead: the waiter it names hears it, and a queued
+ * waiter of this process that it does not name sleeps on (the key is held again).
  * Subscriptions exist only while someone waits, so idle keys cost nothing.
  */
 final class ReleaseSignals {
@@ -20,7 +23,7 @@ final class ReleaseSignals {
 	 * Channel to the wake-up of its current wait; an entry exists only while someone
 	 * waits.
 	 */
-	private final ConcurrentHashMap<String, CompletableFuture<Void>> waiting = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<String, Wait> waiting = new ConcurrentHashMap<>();
 
 	/**
 	 * Channel to its SUBSCRIBE on each node, in node order; an entry exists only while
@@ -56,14 +59,35 @@ final class ReleaseSignals {
 	}
 
 	/**
-	 * Start a new wait on {@code channel}: the returned future completes on the next
-	 * message. Call it before each attempt, so that a release during the attempt is not
-	 * missed.
+	 * Start a new wait on {@code channel}: the returned future completes with the next
+	 * message's text. Call it before each attempt, so that a release during the attempt
+	 * is not missed.
+	 * @param waiter a queued waiter's name (its tokens' first {@link #WAITER} digits): a
+	 * hand-over to another token is then no wake-up; null for any message
 	 */
-	CompletableFuture<Void> expect(String channel) {
-		CompletableFuture<Void> wake = new CompletableFuture<>();
+	CompletableFuture<String> expect(String channel, String waiter) {
+		Wait wake = new Wait(waiter);
 		this.waiting.put(channel, wake);
 		return wake;
+	}
+
+	/** Digits of a queued waiter's name: the first of each of its tokens. */
+	static final int WAITER = 16;
+
+	/** A wait for one message, with the name of the queued waiter it is for, if any. */
+	private static final class Wait extends CompletableFuture<String> {
+
+		private final String waiter;
+
+		Wait(String waiter) {
+			this.waiter = waiter;
+		}
+
+		/** Whether {@code message} wakes this waiter. */
+		boolean wakes(String message) {
+			return this.waiter == null || message.length() != Tokens.BYTES * 2 || message.startsWith(this.waiter);
+		}
+
 	}
 
 	/**
@@ -102,11 +126,11 @@ final class ReleaseSignals {
 		return this.subscriptions.size();
 	}
 
-	/** Called by the nodes' pub/sub listeners. */
-	void onMessage(String channel) {
-		CompletableFuture<Void> wake = this.waiting.get(channel);
-		if (wake != null) {
-			wake.complete(null);
+	/** Called by the nodes' pub/sub listeners, on their I/O threads. */
+	void onMessage(String channel, String message) {
+		Wait wake = this.waiting.get(channel);
+		if (wake != null && wake.wakes(message)) {
+			wake.complete(message);
 		}
 	}
 

@@ -57,6 +57,36 @@ interface Voters {
 	}
 
 	/**
+	 * Whether releases hand a key straight to the next waiter queued for it
+	 * ({@link #queue}): one standalone master, without sync-replicas. False by default.
+	 */
+	default boolean handsOver() {
+		return false;
+	}
+
+	/**
+	 * A waiting round of an exclusive acquisition, voting: {@code SET NX PX}, else the
+	 * waiter's entry in the key's queue written or refreshed, so that a release hands the
+	 * key to its token ({@link io.quorumlock.redis.node.Script#QUEUE}). Only where
+	 * {@link #handsOver()}.
+	 * @param entryMillis how long the entry lasts unless refreshed
+	 */
+	default CompletableFuture<Round.Tally> queue(String key, String token, long leaseMillis, long entryMillis) {
+		throw new UnsupportedOperationException("no hand-over here");
+	}
+
+	/**
+	 * Where {@link #handsOver()}: the master's connection epoch and pub/sub connection
+	 * now, as one number that changes when either reconnects; -1 while the pub/sub
+	 * connection is not open. Two equal readings mean that a hand-over heard between them
+	 * came from the server process that took the waiter's entry, and that the engine saw
+	 * no reconnect (nor so no restart) in between.
+	 */
+	default long handOverLink() {
+		return -1;
+	}
+
+	/**
 	 * Compare-and-delete and publish, on every node; a node that fails it without a reply
 	 * is sent it again when back, while a SET of this lease could still be alive there.
 	 */

@@ -45,7 +45,7 @@ class AcquisitionTests {
 		this.parts.timers.runDue();
 		assertThat(result).isNotDone();
 		// the holder's release is published: the waiter tries again at once
-		this.parts.signals.onMessage(LockKeys.channel("lock:{k}"));
+		this.parts.signals.onMessage(LockKeys.channel("lock:{k}"), "1");
 		this.parts.timers.runDue();
 		assertThat(result).isCompleted();
 		assertThat(this.parts.voters.count("acquire lock:{k}")).isEqualTo(3);
@@ -64,14 +64,14 @@ class AcquisitionTests {
 		// rival won each time
 		for (int i = 0; i < 5; i++) {
 			this.parts.timers.advanceMillis(3);
-			this.parts.signals.onMessage(LockKeys.channel("lock:{k}"));
+			this.parts.signals.onMessage(LockKeys.channel("lock:{k}"), "1");
 			this.parts.timers.runDue();
 		}
 		assertThat(this.parts.voters.count("acquire lock:{k}")).isEqualTo(7);
 		assertThat(this.parts.voters.intents).containsExactly("lock:{k}");
 		// a longest retry delay after the first mark, the next lost round renews it
 		this.parts.timers.advanceMillis(5);
-		this.parts.signals.onMessage(LockKeys.channel("lock:{k}"));
+		this.parts.signals.onMessage(LockKeys.channel("lock:{k}"), "1");
 		this.parts.timers.runDue();
 		assertThat(this.parts.voters.intents).containsExactly("lock:{k}", "lock:{k}");
 		result.cancel(false);
@@ -100,7 +100,7 @@ class AcquisitionTests {
 		CompletableFuture<RedisLease> result = this.parts
 			.start(EngineParts.request(LEASE, Duration.ofSeconds(10), "a", "b"));
 		this.parts.timers.advanceMillis(LEASE.toMillis() / 2); // the proof is due
-		this.parts.signals.onMessage(LockKeys.channel("lock:{b}"));
+		this.parts.signals.onMessage(LockKeys.channel("lock:{b}"), "1");
 		this.parts.timers.runDue();
 		RedisLease lease = result.join();
 		assertThat(lease.token(0)).isNotEqualTo(lease.token(1));
@@ -131,7 +131,7 @@ class AcquisitionTests {
 		// a release is published: the retry is not sent from the thread that reads the
 		// message (an I/O thread) but from the scheduler, behind the undo; its own token
 		// would make an overtaken undo harmless anyway
-		this.parts.signals.onMessage(LockKeys.channel("lock:{k}"));
+		this.parts.signals.onMessage(LockKeys.channel("lock:{k}"), "1");
 		assertThat(this.parts.voters.count("acquire lock:{k}")).isEqualTo(2);
 		this.parts.timers.runDue();
 		assertThat(this.parts.voters.count("acquire lock:{k}")).isEqualTo(3);

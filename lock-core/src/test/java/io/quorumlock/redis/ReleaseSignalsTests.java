@@ -31,21 +31,39 @@ class ReleaseSignalsTests {
 
 	@Test
 	void messageWakesTheCurrentWaitOfItsChannelOnly() {
-		CompletableFuture<Void> first = this.signals.expect("c");
-		CompletableFuture<Void> other = this.signals.expect("d");
-		this.signals.onMessage("c");
+		CompletableFuture<String> first = this.signals.expect("c", null);
+		CompletableFuture<String> other = this.signals.expect("d", null);
+		this.signals.onMessage("c", "1");
 		assertThat(first).isCompleted();
 		assertThat(other).isNotDone();
-		CompletableFuture<Void> next = this.signals.expect("c");
+		CompletableFuture<String> next = this.signals.expect("c", null);
 		assertThat(next).isNotDone();
 		assertThat(this.signals.waiting()).isEqualTo(2);
+	}
+
+	@Test
+	void queuedWaiterWakesOnlyForItsOwnTokenOrAPlainRelease() {
+		String waiter = "0123456789abcdef";
+		String mine = waiter + "000000000000000000000000";
+		String another = "fedcba9876543210" + "000000000000000000000000";
+		CompletableFuture<String> wake = this.signals.expect("c", waiter);
+		this.signals.onMessage("c", another);
+		assertThat(wake).as("a hand-over to another waiter: the key is held again").isNotDone();
+		this.signals.onMessage("c", mine);
+		assertThat(wake).isCompletedWithValue(mine);
+		CompletableFuture<String> next = this.signals.expect("c", waiter);
+		this.signals.onMessage("c", "1");
+		assertThat(next).as("a release to nobody").isCompletedWithValue("1");
+		CompletableFuture<String> anyone = this.signals.expect("c", null);
+		this.signals.onMessage("c", another);
+		assertThat(anyone).as("a waiter that is not queued wakes on every message").isCompletedWithValue(another);
 	}
 
 	@Test
 	void unsubscribeWaitsForEachNodesSubscribe() {
 		this.parts.channels.forEach((node) -> node.confirmLater = true);
 		this.signals.subscribe("c");
-		this.signals.expect("c");
+		this.signals.expect("c", null);
 		this.signals.unsubscribe("c");
 		assertThat(this.signals.waiting()).isZero();
 		assertThat(this.signals.subscribed()).isZero();

@@ -10,7 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import io.quorumlock.redis.node.Replies;
 
 /**
@@ -77,7 +77,7 @@ final class SimServer {
 	private final Map<String, String> scripts = new HashMap<>();
 
 	/** Pub/sub: channel to its subscribers (connections), in subscription order. */
-	private final Map<String, List<Consumer<String>>> subscribers = new HashMap<>();
+	private final Map<String, List<BiConsumer<String, String>>> subscribers = new HashMap<>();
 
 	private String runId;
 
@@ -288,15 +288,15 @@ final class SimServer {
 	}
 
 	/** Subscribe a connection; it is told every message published on the channel. */
-	void subscribe(String channel, Consumer<String> connection) {
-		List<Consumer<String>> list = this.subscribers.computeIfAbsent(channel, (c) -> new ArrayList<>());
+	void subscribe(String channel, BiConsumer<String, String> connection) {
+		List<BiConsumer<String, String>> list = this.subscribers.computeIfAbsent(channel, (c) -> new ArrayList<>());
 		if (!list.contains(connection)) {
 			list.add(connection);
 		}
 	}
 
-	void unsubscribe(String channel, Consumer<String> connection) {
-		List<Consumer<String>> list = this.subscribers.get(channel);
+	void unsubscribe(String channel, BiConsumer<String, String> connection) {
+		List<BiConsumer<String, String>> list = this.subscribers.get(channel);
 		if (list != null) {
 			list.remove(connection);
 			if (list.isEmpty()) {
@@ -589,12 +589,12 @@ final class SimServer {
 	}
 
 	private Object publish(String[] args) {
-		List<Consumer<String>> list = this.subscribers.get(args[1]);
+		List<BiConsumer<String, String>> list = this.subscribers.get(args[1]);
 		if (list == null) {
 			return 0L;
 		}
-		for (Consumer<String> connection : List.copyOf(list)) {
-			connection.accept(args[1]);
+		for (BiConsumer<String, String> connection : List.copyOf(list)) {
+			connection.accept(args[1], args[2]);
 		}
 		return (long) list.size();
 	}

@@ -60,7 +60,7 @@ class SimServerTests {
 	@Test
 	void theReleaseScriptDeletesOnlyItsOwnTokenAndPublishes() {
 		String[] heard = new String[1];
-		this.server.subscribe("ch", (channel) -> heard[0] = channel);
+		this.server.subscribe("ch", (channel, message) -> heard[0] = channel);
 		this.server.call("SCRIPT", "LOAD", Script.RELEASE.text());
 		this.server.call("SET", "k", "mine", "PX", "10000");
 		assertThat(this.server.call("EVALSHA", Script.RELEASE.sha1(), "1", "k", "other", "ch")).isEqualTo(0L);

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -104,7 +105,8 @@ final class SimTransport implements Transport {
 	}
 
 	@Override
-	public CompletableFuture<Link.Subscriber> connectPubSub(Consumer<String> onMessage, Runnable onReconnected) {
+	public CompletableFuture<Link.Subscriber> connectPubSub(BiConsumer<String, String> onMessage,
+			Runnable onReconnected) {
 		Connection connection = new Connection(null, onMessage, onReconnected);
 		return connection.firstConnect().thenApply((ok) -> connection.subscriber);
 	}
@@ -154,7 +156,7 @@ final class SimTransport implements Transport {
 
 		private final Link.Events events;
 
-		private final Consumer<String> onMessage;
+		private final BiConsumer<String, String> onMessage;
 
 		private final Runnable onReconnected;
 
@@ -196,14 +198,14 @@ final class SimTransport implements Transport {
 		/** Pub/sub: the channels subscribed, re-subscribed after a reconnect. */
 		private final Set<String> channels = new LinkedHashSet<>();
 
-		private final Consumer<String> sink = this::published;
+		private final BiConsumer<String, String> sink = this::published;
 
 		/**
 		 * Set by a fault: the next command runs, then the connection drops unanswered.
 		 */
 		private boolean dropAfterNext;
 
-		Connection(Link.Events events, Consumer<String> onMessage, Runnable onReconnected) {
+		Connection(Link.Events events, BiConsumer<String, String> onMessage, Runnable onReconnected) {
 			this.events = events;
 			this.onMessage = onMessage;
 			this.onReconnected = onReconnected;
@@ -542,14 +544,14 @@ final class SimTransport implements Transport {
 		}
 
 		/** A message published on a channel this connection subscribed. */
-		private void published(String channel) {
+		private void published(String channel, String message) {
 			int generation = this.generation;
 			Runnable back = () -> {
 				long arrival = Math.max(loop().now() + SimTransport.this.network.latency(), this.lastIn);
 				this.lastIn = arrival;
 				loop().at(arrival - loop().now(), actor(), () -> {
 					if (!this.closed && this.generation == generation && this.onMessage != null) {
-						inIo(() -> this.onMessage.accept(channel));
+						inIo(() -> this.onMessage.accept(channel, message));
 					}
 				});
 			};

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.util.stream.Stream;
 
 import io.lettuce.core.RedisURI;
@@ -108,7 +108,8 @@ public final class ClusterTransport implements Transport {
 	}
 
 	@Override
-	public CompletableFuture<Link.Subscriber> connectPubSub(Consumer<String> onMessage, Runnable onReconnected) {
+	public CompletableFuture<Link.Subscriber> connectPubSub(BiConsumer<String, String> onMessage,
+			Runnable onReconnected) {
 		// a plain PUBLISH reaches the subscribers on every node of a Redis Cluster
 		return this.client.connectPubSubAsync(StringCodec.UTF8)
 			.thenApply((conn) -> LettuceTransport.subscriber(conn, onMessage, onReconnected));

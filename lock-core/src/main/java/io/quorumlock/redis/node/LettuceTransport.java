@@ -7,7 +7,7 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -100,7 +100,8 @@ public final class LettuceTransport implements Transport {
 	}
 
 	@Override
-	public CompletableFuture<Link.Subscriber> connectPubSub(Consumer<String> onMessage, Runnable onReconnected) {
+	public CompletableFuture<Link.Subscriber> connectPubSub(BiConsumer<String, String> onMessage,
+			Runnable onReconnected) {
 		return this.client.connectPubSubAsync(StringCodec.UTF8, this.uri).toCompletableFuture().thenApply((conn) -> {
 			this.opened.add(conn);
 			return subscriber(conn, onMessage, onReconnected);
@@ -139,7 +140,7 @@ public final class LettuceTransport implements Transport {
 
 	/** A pub/sub connection as a {@link Link.Subscriber}; shared with a cluster's. */
 	public static Link.Subscriber subscriber(StatefulRedisPubSubConnection<String, String> conn,
-			Consumer<String> onMessage, Runnable onReconnected) {
+			BiConsumer<String, String> onMessage, Runnable onReconnected) {
 		conn.addListener(new RedisConnectionStateListener() {
 			@Override
 			public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress address) {
@@ -149,7 +150,7 @@ public final class LettuceTransport implements Transport {
 		conn.addListener(new RedisPubSubAdapter<>() {
 			@Override
 			public void message(String channel, String message) {
-				onMessage.accept(channel);
+				onMessage.accept(channel, message);
 			}
 		});
 		return new Link.Subscriber() {

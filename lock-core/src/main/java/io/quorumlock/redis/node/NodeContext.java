@@ -3,7 +3,6 @@ package io.quorumlock.redis.node;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -24,11 +23,11 @@ import java.util.function.Supplier;
  * ({@code sync-replicas}) go through a connection of their own
  * @param evictionAllowed whether masters that can evict lock keys vote anyway (then a
  * master that evicted keys is not held back for it either)
- * @param onMessage called with the channel of every release message
+ * @param onMessage called with the channel and the text of every release message
  * @param onError called with a node's address and every connection failure of it
  */
 public record NodeContext(Timers timers, String probeKey, String probeChannel, String[] guardKeys, GuardRecord guard,
 		double clockDriftFactor, Set<String> freshRunIds, AtomicBoolean anyMarked, Supplier<String> ids,
-		boolean replicatedWrites, boolean evictionAllowed, Consumer<String> onMessage,
+		boolean replicatedWrites, boolean evictionAllowed, BiConsumer<String, String> onMessage,
 		BiConsumer<String, Throwable> onError) {
 }

@@ -3,8 +3,9 @@ package io.quorumlock.redis.node;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 
 /**
  * The pub/sub connection of one node, made when a waiter first needs it (and again after
@@ -20,7 +21,14 @@ public final class PubSub implements Channels {
 
 	private final Transport transport;
 
-	private final Consumer<String> onMessage;
+	private final BiConsumer<String, String> onMessage;
+
+	/**
+	 * Bumped on every reconnect of the pub/sub connection, by Lettuce's connected event,
+	 * which runs on the new channel's I/O thread before that channel reads anything: a
+	 * message read after a reconnect is always read after its bump ({@link #link}).
+	 */
+	private final AtomicLong reconnects = new AtomicLong();
 
 	private final Executor executor;
 
@@ -28,11 +36,11 @@ public final class PubSub implements Channels {
 
 	/**
 	 * @param transport opens the pub/sub connection to the node
-	 * @param onMessage called with the channel of every message
+	 * @param onMessage called with the channel and the text of every message
 	 * @param executor where the lost UNSUBSCRIBEs are sent on a reconnect
 	 * @param closed whether the node is closed
 	 */
-	PubSub(Transport transport, Consumer<String> onMessage, Executor executor, BooleanSupplier closed) {
+	PubSub(Transport transport, BiConsumer<String, String> onMessage, Executor executor, BooleanSupplier closed) {
 		this.transport = transport;
 		this.onMessage = onMessage;
 		this.executor = executor;
@@ -66,6 +74,16 @@ public final class PubSub implements Channels {
 		this.unwanted.retry(this::unsubscribe);
 	}
 
+	/**
+	 * Which pub/sub connection is open now: a number that changes whenever the connection
+	 * is made again or reconnects, or -1 while none is open. Two equal readings mean that
+	 * every message read between them came over one connection to one server process.
+	 */
+	long link() {
+		Link.Subscriber ps = connected();
+		return (ps != null && ps.isOpen()) ? this.reconnects.get() : -1;
+	}
+
 	/** The connection if it was made, else null. */
 	private Link.Subscriber connected() {
 		CompletableFuture<Link.Subscriber> ps = this.connection.get();
@@ -85,17 +103,20 @@ public final class PubSub implements Channels {
 			}
 			// Only the winner of the compare-and-set connects, so there is one
 			// connection.
-			this.transport.connectPubSub(this.onMessage, () -> this.executor.execute(this::unsubscribeUnwanted))
-				.whenComplete((conn, error) -> {
-					if (error != null) {
-						created.completeExceptionally(error);
-						return;
-					}
-					if (this.closed.getAsBoolean()) {
-						conn.close();
-					}
-					created.complete(conn);
-				});
+			this.reconnects.incrementAndGet();
+			this.transport.connectPubSub(this.onMessage, () -> {
+				this.reconnects.incrementAndGet();
+				this.executor.execute(this::unsubscribeUnwanted);
+			}).whenComplete((conn, error) -> {
+				if (error != null) {
+					created.completeExceptionally(error);
+					return;
+				}
+				if (this.closed.getAsBoolean()) {
+					conn.close();
+				}
+				created.complete(conn);
+			});
 			return created;
 		}
 	}

@@ -35,10 +35,11 @@ import io.quorumlock.RegistryStatus;
 public final class RedisNode implements Voter, Channels, AutoCloseable {
 
 	/** Every script, shared ones too: loaded on each connection in each epoch. */
-	public static final Script[] SCRIPTS = { Script.ACQUIRE, Script.RELEASE, Script.EXTEND, Script.EXTEND_MANY,
-			Script.HOLD, Script.FENCE_INCREMENT, Script.FENCE_RAISE, Script.FORCE_RELEASE, Script.GUARD_READ,
-			Script.GUARD_PROMOTE, Script.GUARD_VET, Script.GUARD_EVICTED, SharedScripts.ACQUIRE, SharedScripts.EXTEND,
-			SharedScripts.RELEASE, SharedScripts.HOLD, SharedScripts.INTENT };
+	public static final Script[] SCRIPTS = { Script.ACQUIRE, Script.RELEASE, Script.QUEUE, Script.RELEASE_HANDOFF,
+			Script.EXTEND, Script.EXTEND_MANY, Script.HOLD, Script.FENCE_INCREMENT, Script.FENCE_RAISE,
+			Script.FORCE_RELEASE, Script.GUARD_READ, Script.GUARD_PROMOTE, Script.GUARD_VET, Script.GUARD_EVICTED,
+			SharedScripts.ACQUIRE, SharedScripts.EXTEND, SharedScripts.RELEASE, SharedScripts.HOLD,
+			SharedScripts.INTENT };
 
 	private final Transport transport;
 
@@ -128,7 +129,7 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 		// a redo is sent once the epoch open now is ready: before that, eval fails at
 		// once, and a redo re-queued at once would spin until the scripts are loaded
 		// (prepare sends the pending redos itself when they are)
-		this.redos = new Redos((redo) -> watched(eval(redo.script(), redo.key(), redo.args())), clock,
+		this.redos = new Redos((redo) -> watched(eval(redo.script(), redo.keys(), redo.args())), clock,
 				this.timers::execute, () -> isConnected() && isReady(), this::isClosed, this::epoch);
 		this.pubSub = new PubSub(transport, context.onMessage(), this.timers::execute, this::isClosed);
 		this.reconnector = new Reconnector((task, delay) -> this.timers.schedule(task, delay.toNanos()), (error) -> {
@@ -541,6 +542,13 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 		return this.redos.send(script, aliveNanos, key, args);
 	}
 
+	/**
+	 * {@link #evalRedone(Script, long, String, String...)} of a script with several keys.
+	 */
+	public CompletableFuture<Long> evalRedone(Script script, long aliveNanos, String[] keys, String... args) {
+		return this.redos.send(script, aliveNanos, keys, args);
+	}
+
 	/** {@code SET NX PX} then {@code WAIT} on the replicated-writes connection. */
 	public CompletableFuture<String> setIfAbsent(String key, String token, long leaseMillis, int replicas,
 			long timeoutMillis) {
@@ -574,6 +582,14 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 	/** On every reconnect and by the engine's periodic check ({@link Redos}). */
 	public void redoPending() {
 		this.redos.redoPending();
+	}
+
+	/**
+	 * Which pub/sub connection is open now (a number that changes on every reconnect), or
+	 * -1 while none is.
+	 */
+	public long pubSubLink() {
+		return this.pubSub.link();
 	}
 
 	@Override

@@ -33,7 +33,7 @@ public final class Redos {
 
 		private final Script script;
 
-		private final String key;
+		private final String[] keys;
 
 		private final String[] args;
 
@@ -41,9 +41,9 @@ public final class Redos {
 
 		private final long sentIn;
 
-		Redo(Script script, String key, String[] args, long until, long sentIn) {
+		Redo(Script script, String[] keys, String[] args, long until, long sentIn) {
 			this.script = script;
-			this.key = key;
+			this.keys = keys;
 			this.args = args;
 			this.until = until;
 			this.sentIn = sentIn;
@@ -53,8 +53,13 @@ public final class Redos {
 			return this.script;
 		}
 
+		/** The first key: the lock key. */
 		String key() {
-			return this.key;
+			return this.keys[0];
+		}
+
+		String[] keys() {
+			return this.keys;
 		}
 
 		String[] args() {
@@ -70,7 +75,7 @@ public final class Redos {
 		}
 
 		Redo sentIn(long epoch) {
-			return (epoch == this.sentIn) ? this : new Redo(this.script, this.key, this.args, this.until, epoch);
+			return (epoch == this.sentIn) ? this : new Redo(this.script, this.keys, this.args, this.until, epoch);
 		}
 
 		/** The reply to this copy. */
@@ -139,8 +144,13 @@ public final class Redos {
 	 * as {@code aliveNanos} from now (the lease the command undoes).
 	 */
 	CompletableFuture<Long> send(Script script, long aliveNanos, String key, String... args) {
+		return send(script, aliveNanos, new String[] { key }, args);
+	}
+
+	/** {@link #send(Script, long, String, String...)} of a script with several keys. */
+	CompletableFuture<Long> send(Script script, long aliveNanos, String[] keys, String... args) {
 		// made in the current epoch: no second copy to tag it
-		return send(new Redo(script, key, args, this.nanoClock.getAsLong() + aliveNanos, this.epoch.getAsLong()));
+		return send(new Redo(script, keys, args, this.nanoClock.getAsLong() + aliveNanos, this.epoch.getAsLong()));
 	}
 
 	private CompletableFuture<Long> send(Redo redo) {

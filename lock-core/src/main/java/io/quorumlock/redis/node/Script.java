@@ -58,6 +58,95 @@ public record Script(String name, String text, String sha1) {
 			""");
 
 	/**
+	 * A waiting round on one standalone master, for an exclusive acquisition that lost a
+	 * round before ({@code QuorumLockEngine}'s hand-off): {@code SET NX PX} as
+	 * {@link #ACQUIRE}; where the key is held by another, the waiter's entry in the key's
+	 * queue is written (or refreshed, keeping its place) so that a release hands the key
+	 * straight over ({@link #RELEASE_HANDOFF}). A waiter is named by its tokens' first 16
+	 * hex digits, shared by the rounds of one acquisition (the rest of each token is
+	 * fresh); where the key is held by a token of this waiter (handed over before this
+	 * round, its message not heard yet), it is moved to this round's token with a full
+	 * lease, so that a grant always carries the token and the start of the round that
+	 * answers for it. An entry lasts ARGV[3] milliseconds of the server's clock (used
+	 * only to pass over waiters that stopped waiting, never for a grant's validity).
+	 * KEYS[1] lock key, KEYS[2] its queue; ARGV[1] token, ARGV[2] lease in milliseconds,
+	 * ARGV[3] how long the entry lasts in milliseconds. Returns 1 if this token holds the
+	 * key now, else 0.
+	 */
+	public static final Script QUEUE = of("queue",
+			"""
+					local me = string.sub(ARGV[1], 1, 16)
+					if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+						redis.call('hdel', KEYS[2], me)
+						return 1
+					end
+					if redis.call('type', KEYS[1]).ok == 'string'
+							and string.sub(redis.call('get', KEYS[1]), 1, 16) == me then
+						redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+						redis.call('hdel', KEYS[2], me)
+						return 1
+					end
+					local now = redis.call('time')
+					local expires = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) + tonumber(ARGV[3])
+					local entry = redis.call('hget', KEYS[2], me)
+					local ticket
+					if entry then
+						ticket = string.match(entry, '^%d+')
+					else
+						ticket = tostring(tonumber(redis.call('hget', KEYS[2], '#') or '0') + 1)
+						redis.call('hset', KEYS[2], '#', ticket)
+					end
+					redis.call('hset', KEYS[2], me, ticket .. ' ' .. ARGV[1] .. ' ' .. ARGV[2] .. ' ' .. string.format('%d', expires))
+					redis.call('pexpire', KEYS[2], ARGV[3])
+					return 0
+					""");
+
+	/**
+	 * Compare-and-delete on one standalone master with waiters queued ({@link #QUEUE}):
+	 * the releasing waiter's own entry goes first, then, if ARGV[1] holds the key, the
+	 * key is handed to the live entry with the lowest ticket (set to its token with its
+	 * lease, the entry removed, its token published) or, with nobody queued, deleted and
+	 * {@code 1} published, as {@link #RELEASE}. Entries past their time are removed on
+	 * the way. ARGV[1] is a token, or a waiter's 16-digit name when it gives up: then any
+	 * token of that waiter is released. KEYS[1] lock key, KEYS[2] its queue; ARGV[1]
+	 * token or waiter, ARGV[2] release channel. Returns 1 if it held the key, else 0.
+	 */
+	public static final Script RELEASE_HANDOFF = of("release-handoff", """
+			if #ARGV[1] ~= 40 then
+				redis.call('hdel', KEYS[2], string.sub(ARGV[1], 1, 16))
+			end
+			local held = redis.call('get', KEYS[1])
+			if not held or string.sub(held, 1, #ARGV[1]) ~= ARGV[1] then
+				return 0
+			end
+			local entries = redis.call('hgetall', KEYS[2])
+			if #entries > 0 then
+				local now = redis.call('time')
+				now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+				local next, first, token, lease
+				for i = 1, #entries, 2 do
+					if entries[i] ~= '#' then
+						local t, k, l, e = string.match(entries[i + 1], '^(%d+) (%x+) (%d+) (%d+)$')
+						if not t or tonumber(e) < now then
+							redis.call('hdel', KEYS[2], entries[i])
+						elseif not first or tonumber(t) < first then
+							next, first, token, lease = entries[i], tonumber(t), k, l
+						end
+					end
+				end
+				if next then
+					redis.call('hdel', KEYS[2], next)
+					redis.call('set', KEYS[1], token, 'PX', lease)
+					redis.call('publish', ARGV[2], token)
+					return 1
+				end
+			end
+			redis.call('del', KEYS[1])
+			redis.call('publish', ARGV[2], '1')
+			return 1
+			""");
+
+	/**
 	 * Compare-and-pexpire. KEYS[1] lock key; ARGV[1] token, ARGV[2] new TTL in
 	 * milliseconds. Returns 1 if this token holds the key and its TTL was set, else 0.
 	 */

@@ -1,7 +1,7 @@
 package io.quorumlock.redis.node;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * How a {@link RedisNode} reaches its server: the one place where the node's logic meets
@@ -37,10 +37,10 @@ public interface Transport extends AutoCloseable {
 
 	/**
 	 * Open a pub/sub connection.
-	 * @param onMessage called with the channel of every message received
+	 * @param onMessage called with the channel and the text of every message received
 	 * @param onReconnected called after each reconnect of this connection
 	 */
-	CompletableFuture<Link.Subscriber> connectPubSub(Consumer<String> onMessage, Runnable onReconnected);
+	CompletableFuture<Link.Subscriber> connectPubSub(BiConsumer<String, String> onMessage, Runnable onReconnected);
 
 	/**
 	 * Whether the node is one server that answers for itself: its {@code INFO}, its

@@ -6,7 +6,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 import io.lettuce.core.RedisNoScriptException;
 import org.junit.jupiter.api.Test;
@@ -29,7 +29,8 @@ class RedisNodeTests {
 		NodeContext context = new NodeContext(this.timers, "lock:{quorumlock:probe}",
 				"lock:{quorumlock:probe}:released",
 				new String[] { "lock:{quorumlock:marker}", "lock:{quorumlock:pending}" }, null, 0.01, Set.of(),
-				new java.util.concurrent.atomic.AtomicBoolean(), () -> "id", replicatedWrites, false, (channel) -> {
+				new java.util.concurrent.atomic.AtomicBoolean(), () -> "id", replicatedWrites, false,
+				(channel, message) -> {
 				}, (address, error) -> {
 				});
 		RedisNode node = new RedisNode(this.transport, context);
@@ -156,7 +157,8 @@ class RedisNodeTests {
 		}
 
 		@Override
-		public CompletableFuture<Link.Subscriber> connectPubSub(Consumer<String> onMessage, Runnable onReconnected) {
+		public CompletableFuture<Link.Subscriber> connectPubSub(BiConsumer<String, String> onMessage,
+				Runnable onReconnected) {
 			return new CompletableFuture<>();
 		}
 

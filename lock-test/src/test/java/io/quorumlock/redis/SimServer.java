@@ -79,6 +79,12 @@ final class SimServer {
 	/** Pub/sub: channel to its subscribers (connections), in subscription order. */
 	private final Map<String, List<BiConsumer<String, String>>> subscribers = new HashMap<>();
 
+	/**
+	 * Releases that handed their key to a queued waiter's token, published to
+	 * subscribers.
+	 */
+	int handOvers;
+
 	private String runId;
 
 	private long startedWallMillis;
@@ -592,6 +598,9 @@ final class SimServer {
 		List<BiConsumer<String, String>> list = this.subscribers.get(args[1]);
 		if (list == null) {
 			return 0L;
+		}
+		if (args[2].length() == 40) {
+			this.handOvers++; // a release handed the key to this token
 		}
 		for (BiConsumer<String, String> connection : List.copyOf(list)) {
 			connection.accept(args[1], args[2]);

@@ -79,13 +79,21 @@ class SimulationTests {
 		}
 		int seeds = Integer.getInteger("sim.seeds", DEFAULT_SEEDS);
 		long from = Long.getLong("sim.from", 1);
+		long handOversBefore = HAND_OVERS.get();
 		List<SimRun.Result> failures = runSeeds(from, seeds);
+		if (seeds >= 500) {
+			// the one-master schedules release to queued waiters: the path is exercised
+			assertThat(HAND_OVERS.get() - handOversBefore).as("hand-overs in %d schedules", seeds).isPositive();
+		}
 		failures.sort(Comparator.comparingLong(SimRun.Result::seed));
 		assertThat(failures)
 			.as(() -> failures.isEmpty() ? "" : report(failures.get(0)) + "(" + failures.size() + " failing seeds: "
 					+ failures.stream().map(SimRun.Result::seed).limit(20).toList() + ")")
 			.isEmpty();
 	}
+
+	/** Hand-overs seen by every {@link #runSeeds} of this JVM. */
+	static final AtomicLong HAND_OVERS = new AtomicLong();
 
 	/** Run seeds {@code from..from+count-1} on every core; the failing ones. */
 	static List<SimRun.Result> runSeeds(long from, int count) throws Exception {
@@ -104,6 +112,7 @@ class SimulationTests {
 				List<SimRun.Result> failed = new ArrayList<>();
 				for (long seed = next.getAndIncrement(); seed < end; seed = next.getAndIncrement()) {
 					SimRun.Result result = SimRun.run(seed, false);
+					HAND_OVERS.addAndGet(result.handOvers());
 					if (result.failed()) {
 						failed.add(result);
 						if (failing.incrementAndGet() >= ENOUGH_FAILURES) {
@@ -126,8 +135,9 @@ class SimulationTests {
 			ENGINE_LOGGER.setLevel(level);
 		}
 		double seconds = (System.nanoTime() - started) / 1e9;
-		System.out.printf("simulation: %d schedules in %.1f s, %.0f schedules/s, %d failing%s%n", ran.get(), seconds,
-				ran.get() / seconds, failures.size(), (ran.get() < count) ? " (stopped early)" : "");
+		System.out.printf("simulation: %d schedules in %.1f s, %.0f schedules/s, %d failing, %d hand-overs%s%n",
+				ran.get(), seconds, ran.get() / seconds, failures.size(), HAND_OVERS.get(),
+				(ran.get() < count) ? " (stopped early)" : "");
 		return failures;
 	}
 

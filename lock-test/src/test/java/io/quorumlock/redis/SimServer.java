@@ -369,6 +369,7 @@ final class SimServer {
 				case "hdel" -> hdel(args);
 				case "hgetall" -> hgetall(args);
 				case "hexists" -> hexists(args);
+				case "hlen" -> hlen(args);
 				case "time" -> time();
 				case "publish" -> publish(args);
 				case "script" -> script(args);
@@ -577,6 +578,15 @@ final class SimServer {
 			});
 		}
 		return flat;
+	}
+
+	@SuppressWarnings("unchecked")
+	private Object hlen(String[] args) {
+		Object hash = hash(args[1], false);
+		if (hash == WRONGTYPE) {
+			return hash;
+		}
+		return (hash != null) ? (long) ((Map<String, String>) hash).size() : 0L;
 	}
 
 	@SuppressWarnings("unchecked")

@@ -144,6 +144,27 @@ class SimServerIntegrationTests {
 		eval(Compare.EXACT, Script.RELEASE, 1, k, "t2", "ch");
 		eval(Compare.EXACT, Script.RELEASE, 1, k, "t1", "ch");
 		step(Compare.EXACT, "EXISTS", k);
+		// the queue a release hands the key over to, on one standalone master
+		String q = "lock:{q}";
+		String queue = q + ":queue";
+		String first = "1111111111111111000000000000000000000001";
+		String second = "2222222222222222000000000000000000000002";
+		eval(Compare.EXACT, Script.QUEUE, 2, q, queue, first, "5000", "1000");
+		eval(Compare.EXACT, Script.QUEUE, 2, q, queue, second, "5000", "1000");
+		eval(Compare.EXACT, Script.QUEUE, 2, q, queue, "3333333333333333000000000000000000000003", "5000", "1000");
+		step(Compare.EXACT, "HLEN", queue);
+		step(Compare.TTL, "PTTL", queue);
+		eval(Compare.EXACT, Script.RELEASE_HANDOFF, 2, q, queue, second, "ch");
+		eval(Compare.EXACT, Script.RELEASE_HANDOFF, 2, q, queue, first, "ch");
+		step(Compare.EXACT, "GET", q);
+		step(Compare.TTL, "PTTL", q);
+		step(Compare.EXACT, "HLEN", queue);
+		eval(Compare.EXACT, Script.QUEUE, 2, q, queue, "2222222222222222000000000000000000000009", "5000", "1000");
+		step(Compare.EXACT, "GET", q);
+		eval(Compare.EXACT, Script.RELEASE_HANDOFF, 2, q, queue, "3333333333333333", "ch");
+		step(Compare.EXACT, "HLEN", queue);
+		eval(Compare.EXACT, Script.RELEASE_HANDOFF, 2, q, queue, "2222222222222222000000000000000000000009", "ch");
+		step(Compare.EXACT, "EXISTS", q);
 		// shared holds, the intent mark, and the exclusive side of them
 		String s = "lock:{s}";
 		eval(Compare.EXACT, SharedScripts.ACQUIRE, 2, s, m, "s1", "5000");

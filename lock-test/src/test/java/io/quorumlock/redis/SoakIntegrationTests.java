@@ -14,15 +14,25 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -51,6 +61,24 @@ import static org.awaitility.Awaitility.await;
  * lease). Afterwards {@link SoakChecker} reads the workers' logs and this process's fault
  * log: no two holds of a key may overlap and fencing tokens must rise in enter order
  * (except where the lock reported the lease lost, counted apart).
+ * <p>
+ * {@code -Dsoak.masters=1} runs the same workers on one master, where the engine hands a
+ * released key straight to the first waiter queued on the master and the waiter learns of
+ * its grant from the release's message. One master is single mode, which has no restart
+ * guard (the {@code rejoin-delay} is passed but not in force), so a master that loses
+ * keys may grant them again while their leases run: by default every fault keeps what the
+ * master answered. It is killed and comes back a second later with its data (saved with
+ * writes paused, as an append-only file with {@code fsync always} keeps it), paused past
+ * the lease, restarted from its data with commands in flight, restarted from its data
+ * with its uptime stepped forward, failed over to a replica promoted once it has every
+ * write, and its clients' connections are killed while hand-overs are in flight
+ * ({@code CLIENT KILL TYPE pubsub}, now and then {@code TYPE normal}).
+ * {@code -Dsoak.data-loss=true} adds the faults that lose data (restarts empty, failover
+ * to another dataset, eviction, {@code FLUSHALL}), to see what the missing guard allows:
+ * the checker then finds overlaps. {@code -Dsoak.masters=3} runs the five-master schedule
+ * on three (a minority is one master, a majority two). A subscriber in this process
+ * counts the release messages on the first address ({@link ReleaseCounter}): those that
+ * carry a token are hand-overs.
  * <p>
  * Beside the exclusive workload each worker runs {@link SoakModes}: a shared/exclusive
  * mix on 4 keys and permits (k = 2 and 3) on 2 keys, {@value #MODE_THREADS} threads each,
@@ -97,8 +125,19 @@ class SoakIntegrationTests {
 	/** How long past its deadline a worker may take to stop. */
 	private static final Duration STOP_GRACE = Duration.ofSeconds(60);
 
-	/** The masters the workers use, each reached through a proxy. */
-	private static final int MASTERS = 5;
+	/**
+	 * The masters the workers use, each reached through a proxy: 5, or 1 or 3 by
+	 * {@code -Dsoak.masters}.
+	 */
+	private static final int MASTERS = masters(System.getProperty("soak.masters", "5"));
+
+	/**
+	 * On one master, whether the faults include those that lose its data (restart empty,
+	 * flush, failover to another dataset, eviction): {@code -Dsoak.data-loss=true}. One
+	 * master is single mode, which has no restart guard, so overlaps are then expected;
+	 * by default every fault on one master keeps what the master answered.
+	 */
+	private static final boolean DATA_LOSS = Boolean.getBoolean("soak.data-loss");
 
 	/**
 	 * Long-running servers no address reaches at first, for failovers behind an address.
@@ -116,14 +155,16 @@ class SoakIntegrationTests {
 		Path dir = Path.of("target", "soak", "run-" + System.currentTimeMillis()).toAbsolutePath();
 		Files.createDirectories(dir);
 		System.out.printf(
-				"soak: %s, seed %d, %d JVMs x %d threads, %d keys, lease %d ms, rejoin-delay %d ms, logs in %s%n",
-				duration, seed, WORKERS, THREADS, KEYS, LEASE.toMillis(), REJOIN_DELAY.toMillis(), dir);
+				"soak: %s, seed %d, %d master(s)%s, %d JVMs x %d threads, %d keys, lease %d ms, rejoin-delay %d ms, logs in %s%n",
+				duration, seed, MASTERS, (MASTERS == 1) ? (DATA_LOSS ? " with data loss" : " keeping its data") : "",
+				WORKERS, THREADS, KEYS, LEASE.toMillis(), REJOIN_DELAY.toMillis(), dir);
 		List<Process> workers = new ArrayList<>();
 		List<RewritingProxy> proxies = new ArrayList<>();
 		for (int i = 0; i < MASTERS; i++) {
 			proxies.add(new RewritingProxy(redis.node(i)));
 		}
 		FaultInjector faults = new FaultInjector(redis, proxies, dir.resolve("faults.log"), new Random(seed));
+		ReleaseCounter releases = new ReleaseCounter(proxies.get(0).uri());
 		try {
 			List<String> uris = proxies.stream().map(RewritingProxy::uri).toList();
 			for (int i = 0; i < WORKERS; i++) {
@@ -151,14 +192,17 @@ class SoakIntegrationTests {
 		}
 		finally {
 			workers.forEach(Process::destroyForcibly);
+			releases.close();
 			faults.healAll();
 			for (RewritingProxy proxy : proxies) {
 				proxy.close();
 			}
 		}
+		String counted = releases.describe() + "\n" + faults.commandStats();
+		System.out.println(counted);
 		SoakChecker.Report report = SoakChecker.check(dir);
 		System.out.println(report.describe());
-		Files.writeString(dir.resolve("report.txt"), report.describe() + "\n", StandardCharsets.UTF_8);
+		Files.writeString(dir.resolve("report.txt"), report.describe() + "\n" + counted + "\n", StandardCharsets.UTF_8);
 		SoakModeChecker.Report modes = SoakModeChecker.check(dir);
 		System.out.println(modes.describe());
 		Files.writeString(dir.resolve("report.txt"), modes.describe() + "\n", StandardCharsets.UTF_8,
@@ -178,6 +222,24 @@ class SoakIntegrationTests {
 		assertThat(modes.permits()).as("permit acquisitions").isPositive();
 		assertThat(modes.mixViolations()).as("exclusive holds overlapping others: %s", modes.examples()).isZero();
 		assertThat(modes.permitViolations()).as("more than k permit holders: %s", modes.examples()).isZero();
+		if (MASTERS == 1) {
+			assertThat(releases.handOvers()).as("hand-overs heard on the one master").isPositive();
+		}
+	}
+
+	/** {@code -Dsoak.masters}: 1, 3 or 5. */
+	private static int masters(String text) {
+		int masters;
+		try {
+			masters = Integer.parseInt(text.trim());
+		}
+		catch (NumberFormatException ex) {
+			masters = -1;
+		}
+		if (masters != 1 && masters != 3 && masters != 5) {
+			throw new IllegalArgumentException("soak.masters: '" + text + "' is not 1, 3 or 5");
+		}
+		return masters;
 	}
 
 	private static Process startWorker(Path dir, int index, Duration duration, List<String> uris) throws IOException {
@@ -244,18 +306,30 @@ class SoakIntegrationTests {
 	 * The fault schedule, one step per call, on a random address each time; every fault
 	 * is written to the fault log and, stamped with the wall-clock time, to the status
 	 * output. The workers reach each master through a proxy ({@link RewritingProxy}), the
-	 * address they were given; the faults act on the server behind it. At most two of the
-	 * five masters are down or paused at once, except in two steps: in one a third
-	 * restarts while the first two are still held back by the restart guard, so no quorum
-	 * forms until the guard lets them back; in the other three freeze with commands in
-	 * flight to them and are then killed and restarted empty together, and Lettuce sends
-	 * those commands again to the new processes (a {@code SET NX} there answers OK on a
-	 * key another holder still holds on the first three). Besides: a master restarted
-	 * empty whose {@code INFO} reports its uptime stepped a minute forward (a wall clock
-	 * stepped after a reboot); the address switched to a long-running spare server
-	 * (empty, or with the dataset it kept from serving another address); memory pressure
-	 * on a master given a small memory limit and an eviction policy, filled until it
-	 * evicts, then set back to {@code noeviction}; and {@code FLUSHALL}.
+	 * address they were given; the faults act on the server behind it. On five masters
+	 * ({@link #QUORUM_CYCLE}) at most two are down or paused at once, except in two
+	 * steps: in one a third restarts while the first two are still held back by the
+	 * restart guard, so no quorum forms until the guard lets them back; in the other
+	 * three freeze with commands in flight to them and are then killed and restarted
+	 * empty together, and Lettuce sends those commands again to the new processes (a
+	 * {@code SET NX} there answers OK on a key another holder still holds on the first
+	 * three). Besides: a master restarted empty whose {@code INFO} reports its uptime
+	 * stepped a minute forward (a wall clock stepped after a reboot); the address
+	 * switched to a long-running spare server (empty, or with the dataset it kept from
+	 * serving another address); memory pressure on a master given a small memory limit
+	 * and an eviction policy, filled until it evicts, then set back to
+	 * {@code noeviction}; and {@code FLUSHALL}. On three masters the same schedule takes
+	 * one as the minority and two as the majority.
+	 * <p>
+	 * On one master ({@link #ONE_MASTER_CYCLE}) each step takes the master, and keeps its
+	 * data: it is saved with writes paused before a kill or a restart and its new process
+	 * starts from the snapshot, and a failover promotes a replica that has every write.
+	 * There is no minority to spare and no third to restart; between the other steps its
+	 * clients' connections are killed ({@code CLIENT KILL TYPE pubsub}, now and then
+	 * {@code normal}), so that a hand-over's message is lost or heard on a pub/sub
+	 * connection that was not the one its round was sent under. With
+	 * {@code -Dsoak.data-loss=true} ({@link #ONE_MASTER_LOSSY_CYCLE}) the kill comes back
+	 * empty or with its data at random, and the steps that lose data are added.
 	 */
 	static final class FaultInjector {
 
@@ -272,7 +346,37 @@ class SoakIntegrationTests {
 		/** A filler value, 64 KiB. */
 		private static final String FILLER = "x".repeat(64 * 1024);
 
-		private static final int KINDS = 9;
+		/** The faults, in the order of the five (and three) masters' schedule. */
+		enum Fault {
+
+			KILL_RESTART, PAUSE, RESTART_EMPTY, INFLIGHT_RESTART, CLOCK_STEP, FAILOVER, EVICTION, FLUSHALL,
+			RESTART_THIRD, CLIENT_KILL
+
+		}
+
+		/** The schedule on three or five masters, one step each, over and over. */
+		private static final List<Fault> QUORUM_CYCLE = List.of(Fault.KILL_RESTART, Fault.PAUSE, Fault.RESTART_EMPTY,
+				Fault.INFLIGHT_RESTART, Fault.CLOCK_STEP, Fault.FAILOVER, Fault.EVICTION, Fault.FLUSHALL,
+				Fault.RESTART_THIRD);
+
+		/**
+		 * The schedule on one master: no minority to spare, no third to restart, every
+		 * restart and failover keeping the data; client kills in between, aimed at
+		 * hand-overs in flight.
+		 */
+		private static final List<Fault> ONE_MASTER_CYCLE = List.of(Fault.KILL_RESTART, Fault.PAUSE, Fault.CLIENT_KILL,
+				Fault.INFLIGHT_RESTART, Fault.CLIENT_KILL, Fault.CLOCK_STEP, Fault.FAILOVER, Fault.CLIENT_KILL);
+
+		/**
+		 * The schedule on one master with {@code -Dsoak.data-loss=true}: the restarts
+		 * empty, the failover to another dataset, eviction and {@code FLUSHALL} too.
+		 */
+		private static final List<Fault> ONE_MASTER_LOSSY_CYCLE = List.of(Fault.KILL_RESTART, Fault.PAUSE,
+				Fault.CLIENT_KILL, Fault.RESTART_EMPTY, Fault.INFLIGHT_RESTART, Fault.CLIENT_KILL, Fault.CLOCK_STEP,
+				Fault.FAILOVER, Fault.CLIENT_KILL, Fault.EVICTION, Fault.FLUSHALL, Fault.CLIENT_KILL);
+
+		/** A command's calls in {@code INFO commandstats}. */
+		private static final Pattern CALLS = Pattern.compile("^cmdstat_(evalsha|eval|publish|set):calls=(\\d+)");
 
 		/** The dataset marker and the pending record of the restart guard. */
 		private static final String MARKER = "lock:{quorumlock:marker}";
@@ -293,6 +397,14 @@ class SoakIntegrationTests {
 
 		private final Random random;
 
+		private final List<Fault> cycle;
+
+		/** Calls by command, added up by {@link #tally}. */
+		private final Map<String, Long> calls = new TreeMap<>();
+
+		/** Whether restarts and failovers keep the data: one master without data loss. */
+		private final boolean keepData;
+
 		/** How far each proxy's INFO steps the uptime, in seconds. */
 		private final long[] clockSteps;
 
@@ -308,6 +420,8 @@ class SoakIntegrationTests {
 			this.clockSteps = new long[proxies.size()];
 			this.log = log;
 			this.random = random;
+			this.keepData = proxies.size() == 1 && !DATA_LOSS;
+			this.cycle = (proxies.size() == 1) ? (DATA_LOSS ? ONE_MASTER_LOSSY_CYCLE : ONE_MASTER_CYCLE) : QUORUM_CYCLE;
 		}
 
 		/** The server the address {@code address} reaches now. */
@@ -318,21 +432,22 @@ class SoakIntegrationTests {
 		/** Run the next fault of the cycle and the quiet time after it. */
 		void next(CompletableFuture<?> stop, long end) throws InterruptedException {
 			int size = this.proxies.size();
-			switch (this.step++ % KINDS) {
-				case 0 -> {
+			switch (this.cycle.get(this.step++ % this.cycle.size())) {
+				case KILL_RESTART -> {
+					if (size == 1) {
+						killRestartOne(stop, end);
+						return;
+					}
 					// a minority crashes, stays down a while, comes back empty
-					int a = this.random.nextInt(size);
-					int b = (a + 1 + this.random.nextInt(size - 1)) % size;
-					kill(a);
-					kill(b);
+					List<Integer> minority = minority();
+					minority.forEach(this::kill);
 					if (!quiet(stop, end, Duration.ofSeconds(1))) {
 						return;
 					}
-					restart(a, "kill-restart");
-					restart(b, "kill-restart");
+					minority.forEach((n) -> restart(n, "kill-restart"));
 					quiet(stop, end, GUARD.plusMillis(500));
 				}
-				case 1 -> {
+				case PAUSE -> {
 					// one master freezes past the lease, then resumes
 					int c = this.random.nextInt(size);
 					server(c).pause();
@@ -341,25 +456,30 @@ class SoakIntegrationTests {
 					server(c).resume();
 					quiet(stop, end, Duration.ofSeconds(1));
 				}
-				case 2 -> {
+				case RESTART_EMPTY -> {
 					// one master restarts at once, empty
 					int d = this.random.nextInt(size);
 					restart(d, "restart-empty");
 					quiet(stop, end, GUARD.plusMillis(500));
 				}
-				case 3 -> {
-					// Commands in flight at a restart: a majority freezes while the
-					// workers keep sending (their SET NX for busy keys, renewals,
-					// fencing), then dies and comes back empty at once. Lettuce
-					// reconnects within a few ms and sends the commands in flight again
-					// to the new, empty processes; the answers come back within the node
-					// timeout and must not vote.
+				case INFLIGHT_RESTART -> {
+					// Commands in flight at a restart: a majority (the master, when there
+					// is one) freezes while the workers keep sending (their SET NX for
+					// busy keys, renewals, fencing), then dies and comes back empty at
+					// once. Lettuce reconnects within a few ms and sends the commands in
+					// flight again to the new, empty processes; the answers come back
+					// within the node timeout and must not vote.
 					List<Integer> nodes = IntStream.range(0, size).boxed().collect(Collectors.toList());
 					Collections.shuffle(nodes, this.random);
+					// On one master keeping its data, it is saved with writes paused
+					// first: what it is sent while frozen it never ran, and its new
+					// process starts from the snapshot.
 					List<Integer> majority = nodes.subList(0, size / 2 + 1);
+					Path snapshot = this.keepData ? snapshot(majority.get(0)) : null;
 					majority.forEach((n) -> server(n).pause());
 					if (!quiet(stop, end, Duration.ofMillis(150))) {
 						majority.forEach((n) -> server(n).resume());
+						unpause(majority.get(0), snapshot);
 						return;
 					}
 					majority.forEach(this::kill);
@@ -368,21 +488,32 @@ class SoakIntegrationTests {
 							.map((n) -> CompletableFuture.runAsync(() -> server(n).restart()))
 							.toArray(CompletableFuture[]::new))
 						.join();
-					majority.forEach((n) -> record("inflight-restart", n, ""));
+					restored(snapshot);
+					majority
+						.forEach((n) -> record((snapshot != null) ? "inflight-restart-keep-data" : "inflight-restart",
+								n, ""));
 					quiet(stop, end, GUARD.plusMillis(500));
 				}
-				case 4 -> {
+				case CLOCK_STEP -> {
 					// A reboot with a wall-clock step: the master comes back empty and
 					// its INFO reports an uptime a minute longer than it has been up, as
 					// Redis does when the clock is stepped after it started
+					// (on one master keeping its data, back with it)
 					int e = this.random.nextInt(size);
 					this.clockSteps[e] += 60;
 					this.proxies.get(e).stepClock(this.clockSteps[e]);
+					Path snapshot = this.keepData ? snapshot(e) : null;
 					server(e).restart();
-					record("restart-clock-step", e, "uptime +" + this.clockSteps[e] + " s");
+					restored(snapshot);
+					record((snapshot != null) ? "restart-clock-step-keep-data" : "restart-clock-step", e,
+							"uptime +" + this.clockSteps[e] + " s");
 					quiet(stop, end, GUARD.plusMillis(500));
 				}
-				case 5 -> {
+				case FAILOVER -> {
+					if (this.keepData) {
+						promoteReplica(stop, end);
+						return;
+					}
 					// A failover behind an address: the address starts reaching a spare,
 					// long-running server, flushed (empty) or keeping the dataset it had
 					// when another address reached it; the server it reached before
@@ -410,7 +541,7 @@ class SoakIntegrationTests {
 							"from " + this.servers.node(before));
 					quiet(stop, end, GUARD.plusMillis(500));
 				}
-				case 6 -> {
+				case EVICTION -> {
 					// Memory pressure: a memory limit just above what the master uses,
 					// an eviction policy, filler written until it evicts once an engine
 					// has seen the policy; a lease later back to noeviction without a
@@ -422,34 +553,170 @@ class SoakIntegrationTests {
 					status("eviction over on " + server(g) + ", " + evicted + " keys evicted in all");
 					quiet(stop, end, GUARD.plusMillis(500));
 				}
-				case 7 -> {
+				case FLUSHALL -> {
 					// every key of one master deleted, the server process running on
 					int h = this.random.nextInt(size);
 					server(h).flushAll();
 					record("flushall", h, "");
 					quiet(stop, end, GUARD.plusMillis(500));
 				}
-				default -> {
-					// The case the restart guard exists for: two masters crash and come
-					// back empty, then a third restarts empty. A holder that kept its
-					// lease on the other three through the crash now holds it on two, and
-					// without the guard the three empty masters would grant the key again
-					// while that lease is still valid.
-					int a = this.random.nextInt(size);
-					int b = (a + 1 + this.random.nextInt(size - 1)) % size;
-					List<Integer> others = IntStream.range(0, size).filter((i) -> i != a && i != b).boxed().toList();
+				case RESTART_THIRD -> {
+					// The case the restart guard exists for: a minority crashes and
+					// comes back empty, then one more master restarts empty. A holder
+					// that kept its lease on the others through the crash now holds it
+					// on a minority, and without the guard the empty majority would
+					// grant the key again while that lease is still valid.
+					List<Integer> minority = minority();
+					List<Integer> others = IntStream.range(0, size)
+						.filter((i) -> !minority.contains(i))
+						.boxed()
+						.toList();
 					int c = others.get(this.random.nextInt(others.size()));
-					kill(a);
-					kill(b);
+					minority.forEach(this::kill);
 					if (!quiet(stop, end, Duration.ofSeconds(1))) {
 						return;
 					}
-					restart(a, "kill-restart");
-					restart(b, "kill-restart");
+					minority.forEach((n) -> restart(n, "kill-restart"));
 					restart(c, "restart-third-empty");
 					quiet(stop, end, GUARD.plusMillis(500));
 				}
+				case CLIENT_KILL -> clientKills(stop, end);
 			}
+		}
+
+		/**
+		 * A minority of the masters, at random: two of five (drawn as the schedule always
+		 * drew them, so that a seed replays the same faults), one of three.
+		 */
+		private List<Integer> minority() {
+			int size = this.proxies.size();
+			int a = this.random.nextInt(size);
+			if (size < 5) {
+				return List.of(a);
+			}
+			int b = (a + 1 + this.random.nextInt(size - 1)) % size;
+			return List.of(a, b);
+		}
+
+		/**
+		 * The one master crashes, stays down a second and comes back with the data it had
+		 * (with {@code -Dsoak.data-loss=true}, at random, empty): writes paused and the
+		 * dataset saved before the kill ({@link #snapshot}), the new process started from
+		 * the snapshot (as an append-only file with {@code fsync always} brings it back),
+		 * the snapshot then deleted so that later restarts come back empty.
+		 */
+		private void killRestartOne(CompletableFuture<?> stop, long end) throws InterruptedException {
+			boolean keep = this.keepData || this.random.nextBoolean();
+			RedisServer server = server(0);
+			Path snapshot = keep ? snapshot(0) : null;
+			server.kill();
+			record(keep ? "kill-keep-data" : "kill", 0, "");
+			boolean more = quiet(stop, end, Duration.ofSeconds(1));
+			server.restart();
+			restored(snapshot);
+			if (more) {
+				quiet(stop, end, GUARD.plusMillis(500));
+			}
+		}
+
+		/**
+		 * Pause the writes of the server behind {@code address}, so that every write it
+		 * answered is in the snapshot and none comes after ({@code CLIENT PAUSE WRITE}),
+		 * and save its dataset; its next process starts from the snapshot.
+		 * @return the snapshot, for {@link #restored}
+		 */
+		private Path snapshot(int address) {
+			RedisServer server = server(address);
+			List<?> dir = (List<?>) server.call("CONFIG", "GET", "dir");
+			server.call("CLIENT", "PAUSE", "10000", "WRITE");
+			server.call("SAVE");
+			tally(address);
+			return Path.of((String) dir.get(1), "dump.rdb");
+		}
+
+		/**
+		 * A snapshot the restarted process has loaded, deleted: later restarts are empty.
+		 */
+		private static void restored(Path snapshot) {
+			if (snapshot == null) {
+				return;
+			}
+			try {
+				Files.deleteIfExists(snapshot);
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+		}
+
+		/** A snapshot not used after all: writes go on, the snapshot is deleted. */
+		private void unpause(int address, Path snapshot) {
+			if (snapshot != null) {
+				server(address).call("CLIENT", "UNPAUSE");
+				restored(snapshot);
+			}
+		}
+
+		/**
+		 * A failover that keeps the data, as a replica promoted by Sentinel or a managed
+		 * service does it: a spare becomes a replica of the master, its writes are paused
+		 * once it is in sync, the spare is promoted when it has every write, and the
+		 * address then reaches it (the connections open drop); the old master becomes a
+		 * spare.
+		 */
+		private void promoteReplica(CompletableFuture<?> stop, long end) throws InterruptedException {
+			RedisServer master = server(0);
+			int next = this.spares.remove();
+			RedisServer spare = this.servers.node(next);
+			if (!spare.isRunning()) {
+				spare.restart();
+			}
+			master.call("CONFIG", "SET", "repl-diskless-sync-delay", "0");
+			spare.call("REPLICAOF", master.host(), Integer.toString(master.port()));
+			await().atMost(Duration.ofSeconds(10))
+				.pollInterval(Duration.ofMillis(10))
+				.until(() -> "up".equals(infoText(spare, "replication", "master_link_status")));
+			master.call("CLIENT", "PAUSE", "10000", "WRITE");
+			long offset = infoField(master, "replication", "master_repl_offset");
+			await().atMost(Duration.ofSeconds(10))
+				.pollInterval(Duration.ofMillis(2))
+				.until(() -> infoField(spare, "replication", "slave_repl_offset") >= offset);
+			spare.call("REPLICAOF", "NO", "ONE");
+			tally(0);
+			spare.call("CONFIG", "RESETSTAT"); // what it ran as a replica the master
+												// counted
+			int before = this.behind[0];
+			this.behind[0] = next;
+			try {
+				this.proxies.get(0).pointTo(spare);
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			master.call("CLIENT", "UNPAUSE");
+			this.spares.add(before);
+			record("failover-to-replica", 0, "from " + master + " at offset " + offset);
+			quiet(stop, end, GUARD.plusMillis(500));
+		}
+
+		/**
+		 * The clients' connections to one master killed a few times, a few hundred ms
+		 * apart: mostly the pub/sub connections ({@code CLIENT KILL TYPE pubsub}), so
+		 * that hand-over messages go unheard or arrive on a new connection, which the
+		 * waiter must not trust for a round sent before it; one kill in four of the
+		 * command connections ({@code TYPE normal}), with commands in flight.
+		 */
+		private void clientKills(CompletableFuture<?> stop, long end) throws InterruptedException {
+			int k = this.random.nextInt(this.proxies.size());
+			for (int i = 0; i < 5; i++) {
+				String type = (this.random.nextInt(4) == 0) ? "normal" : "pubsub";
+				Object killed = server(k).call("CLIENT", "KILL", "TYPE", type);
+				record(type + "-kill", k, killed + " connections");
+				if (!quiet(stop, end, Duration.ofMillis(100 + this.random.nextInt(400)))) {
+					return;
+				}
+			}
+			quiet(stop, end, Duration.ofSeconds(1));
 		}
 
 		/**
@@ -509,13 +776,46 @@ class SoakIntegrationTests {
 		}
 
 		private static long infoField(RedisServer server, String section, String field) {
+			return Long.parseLong(infoText(server, section, field));
+		}
+
+		private static String infoText(RedisServer server, String section, String field) {
 			String info = (String) server.call("INFO", section);
 			for (String line : info.split("\r?\n")) {
 				if (line.startsWith(field + ":")) {
-					return Long.parseLong(line.substring(field.length() + 1).trim());
+					return line.substring(field.length() + 1).trim();
 				}
 			}
 			throw new IllegalStateException("no " + field + " in INFO " + section + " of " + server);
+		}
+
+		/**
+		 * Calls of {@code EVALSHA} (every script, not split by script), {@code EVAL},
+		 * {@code PUBLISH} (run by the release scripts) and {@code SET} by the master: on
+		 * one master keeping its data, added up over its processes (read before each
+		 * restart and failover); else since the process behind the first address last
+		 * started.
+		 */
+		String commandStats() {
+			tally(0);
+			String since = this.keepData ? "over every process of the master"
+					: "of " + server(0) + " since it last started";
+			return "  INFO commandstats, calls " + since + ": " + this.calls;
+		}
+
+		/**
+		 * Add the calls the server behind {@code address} counted to {@link #calls}, and
+		 * reset its counts; after a restart or failover its successor counts anew.
+		 */
+		private void tally(int address) {
+			RedisServer server = server(address);
+			String info = (String) server.call("INFO", "commandstats");
+			info.lines().filter(CALLS.asPredicate()).forEach((line) -> {
+				Matcher m = CALLS.matcher(line);
+				m.find();
+				this.calls.merge(m.group(1), Long.parseLong(m.group(2)), Long::sum);
+			});
+			server.call("CONFIG", "RESETSTAT");
 		}
 
 		/** Bring every server back: resume the paused, restart the dead, no eviction. */
@@ -580,6 +880,75 @@ class SoakIntegrationTests {
 
 		private static void status(String text) {
 			System.out.println("soak: " + Instant.now() + " " + text);
+		}
+
+	}
+
+	/**
+	 * Counts the release messages one address carries, by pattern
+	 * ({@code PSUBSCRIBE lock:*:released}): a message that is a 40-hex-digit token is a
+	 * hand-over (the key set to that waiter's token), {@code 1} a plain release. It
+	 * reconnects after every fault and misses what is published while it is cut off, so
+	 * the counts are at least what happened.
+	 */
+	static final class ReleaseCounter implements AutoCloseable {
+
+		private static final Pattern TOKEN = Pattern.compile("[0-9a-f]{40}");
+
+		private final ClientResources resources = ClientResources.builder()
+			.reconnectDelay(Delay.constant(Duration.ofMillis(20)))
+			.build();
+
+		private final RedisClient client;
+
+		private final StatefulRedisPubSubConnection<String, String> connection;
+
+		private final AtomicLong handOvers = new AtomicLong();
+
+		private final AtomicLong releases = new AtomicLong();
+
+		private final AtomicLong others = new AtomicLong();
+
+		private final String uri;
+
+		ReleaseCounter(String uri) {
+			this.uri = uri;
+			this.client = RedisClient.create(this.resources, uri);
+			this.connection = this.client.connectPubSub();
+			this.connection.addListener(new RedisPubSubAdapter<>() {
+
+				@Override
+				public void message(String pattern, String channel, String message) {
+					if (TOKEN.matcher(message).matches()) {
+						ReleaseCounter.this.handOvers.incrementAndGet();
+					}
+					else if ("1".equals(message)) {
+						ReleaseCounter.this.releases.incrementAndGet();
+					}
+					else {
+						ReleaseCounter.this.others.incrementAndGet();
+					}
+				}
+
+			});
+			this.connection.sync().psubscribe("lock:*:released");
+		}
+
+		long handOvers() {
+			return this.handOvers.get();
+		}
+
+		String describe() {
+			return "release messages heard on " + this.uri + " (at least):\n  hand-overs (a token):     "
+					+ this.handOvers + "\n  plain releases (1):       " + this.releases
+					+ "\n  other messages:           " + this.others;
+		}
+
+		@Override
+		public void close() {
+			this.connection.close();
+			this.client.shutdown();
+			this.resources.shutdown();
 		}
 
 	}

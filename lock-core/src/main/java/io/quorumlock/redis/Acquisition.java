@@ -118,6 +118,13 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			return;
 		}
 		String key = this.keys.get(this.granted);
+		if (this.rounds == 0 && queues() && this.parts.signals.adopt(LockKeys.channel(key))) {
+			// the key's subscription lingers from a queued waiter of this process before:
+			// contended lately, so straight into the queue, with no plain round first
+			this.subscribed = true;
+			this.queued = true;
+			this.waiter = this.parts.tokens.next().substring(0, ReleaseSignals.WAITER);
+		}
 		String token = this.parts.tokens.next(); // fresh for every round
 		if (this.queued) {
 			// fresh but for the waiter's name, which the queue knows it by
@@ -181,7 +188,13 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	private void won(String key, String token, long until, long now) {
 		this.tokens[this.granted] = token;
 		this.granted++;
-		this.queued = false; // the grant took this waiter out of the queue
+		if (this.queued) {
+			// the grant took this waiter out of the queue; its subscription stays a while
+			// for the next waiter of this process on the key
+			this.queued = false;
+			this.subscribed = false;
+			this.parts.signals.linger(LockKeys.channel(key), 2 * this.parts.timers.retryMaxNanos(), this.parts.timers);
+		}
 		stopListening(key);
 		if (this.granted < this.keys.size()) {
 			this.validUntil = Math.min(this.validUntil, until);
@@ -337,13 +350,16 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	 * scheduler, never on the thread that completes the signal (the pub/sub I/O thread
 	 * must not run the next round's work). Safety does not depend on it: the next round
 	 * has a token of its own, so even if it overtook the undo of the round before on a
-	 * connection, that undo could not delete its grant.
+	 * connection, that undo could not delete its grant. A hand-over of the key to this
+	 * queued waiter is taken where it is heard ({@link #claim}), as a round's reply is.
 	 */
 	private void attemptWhen(CompletableFuture<?> signal, Future<?> timer) {
 		signal.whenComplete((message, error) -> {
 			timer.cancel(false);
 			if (this.queued && message instanceof String token && token.length() == Tokens.BYTES * 2) {
-				this.parts.timers.execute(() -> claim(token));
+				// a grant is taken on the thread that heard it (it sends nothing, as a
+				// round's reply is on its I/O thread); anything else on the scheduler
+				claim(token);
 			}
 			else {
 				this.parts.timers.execute(this::attempt);
@@ -363,7 +379,8 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	 */
 	private void claim(String token) {
 		if (this.result.isDone()) {
-			giveUp(null); // leaves the queue, and releases any key of this waiter
+			// leaves the queue, and releases any key of this waiter
+			this.parts.timers.execute(() -> giveUp(null));
 			return;
 		}
 		long now = this.parts.timers.nanoTime();
@@ -375,7 +392,12 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			won(this.attemptKey, token, until, now);
 			return;
 		}
-		voters.release(this.attemptKey, token, this.leaseNanos).whenComplete((ok, error) -> {
+		this.parts.timers.execute(() -> refuse(token, now));
+	}
+
+	/** {@link #claim}: a handed token this acquisition does not take, released again. */
+	private void refuse(String token, long now) {
+		this.parts.voters.release(this.attemptKey, token, this.leaseNanos).whenComplete((ok, error) -> {
 			if (now - this.deadline >= 0) {
 				giveUp(notAcquired("a hand-over came too late to use"));
 			}

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import io.quorumlock.redis.node.Timers;
 import io.quorumlock.redis.node.Channels;
 
 /**
@@ -13,7 +14,10 @@ import io.quorumlock.redis.node.Channels;
  * Where a release hands the key to a queued waiter ({@link Voters#handsOver()}), it
  * publishes that waiter's token instead: the waiter it names hears it, and a queued
  * waiter of this process that it does not name sleeps on (the key is held again).
- * Subscriptions exist only while someone waits, so idle keys cost nothing.
+ * Subscriptions exist only while someone waits, so idle keys cost nothing, except that a
+ * queued waiter's subscription stays for a short while after its grant ({@link #linger}),
+ * for the next waiter of this process on the same key to take over ({@link #adopt}): a
+ * key contended from several processes is then subscribed once, not once per turn.
  */
 final class ReleaseSignals {
 
@@ -26,10 +30,37 @@ final class ReleaseSignals {
 	private final ConcurrentHashMap<String, Wait> waiting = new ConcurrentHashMap<>();
 
 	/**
-	 * Channel to its SUBSCRIBE on each node, in node order; an entry exists only while
-	 * subscribed.
+	 * Channel to its subscription; an entry exists only while subscribed (in use, or
+	 * lingering).
 	 */
-	private final ConcurrentHashMap<String, List<CompletableFuture<Void>>> subscriptions = new ConcurrentHashMap<>();
+	private final ConcurrentHashMap<String, Subscription> subscriptions = new ConcurrentHashMap<>();
+
+	/**
+	 * A channel's SUBSCRIBE on each node, in node order, and whether a wait uses it. Its
+	 * state goes from {@link #USED} to {@link #LINGERING} and back, and ends
+	 * {@link #GONE}; each move is a compare-and-set, so that a wait taking it over and
+	 * its lingering ending never both win.
+	 */
+	private static final class Subscription {
+
+		final List<CompletableFuture<Void>> each;
+
+		final AtomicInteger state = new AtomicInteger(USED);
+
+		/** Until when it lingers (nanoTime), once {@link #LINGERING}. */
+		volatile long lingerUntil;
+
+		Subscription(List<CompletableFuture<Void>> each) {
+			this.each = each;
+		}
+
+	}
+
+	private static final int USED = 0;
+
+	private static final int LINGERING = 1;
+
+	private static final int GONE = 2;
 
 	ReleaseSignals(List<? extends Channels> nodes) {
 		this.nodes = nodes;
@@ -54,8 +85,54 @@ final class ReleaseSignals {
 				}
 			});
 		}
-		this.subscriptions.put(channel, each);
+		this.subscriptions.put(channel, new Subscription(each));
 		return any;
+	}
+
+	/**
+	 * Take over {@code channel}'s lingering subscription for a new wait; false if there
+	 * is none (then {@link #subscribe}).
+	 */
+	boolean adopt(String channel) {
+		Subscription subscription = this.subscriptions.get(channel);
+		return subscription != null && subscription.state.compareAndSet(LINGERING, USED);
+	}
+
+	/**
+	 * End the current wait on {@code channel} but keep its subscription for
+	 * {@code nanos}, for another wait to {@link #adopt}; unsubscribed then unless
+	 * adopted. A wait that adopts it and ends lingers it again, from then.
+	 */
+	void linger(String channel, long nanos, Timers timers) {
+		this.waiting.remove(channel);
+		Subscription subscription = this.subscriptions.get(channel);
+		if (subscription == null) {
+			return;
+		}
+		subscription.lingerUntil = timers.nanoTime() + nanos;
+		if (subscription.state.compareAndSet(USED, LINGERING)) {
+			endLingering(channel, subscription, nanos, timers);
+		}
+	}
+
+	/** Unsubscribe once the lingering is over, unless adopted meanwhile. */
+	private void endLingering(String channel, Subscription subscription, long nanos, Timers timers) {
+		try {
+			timers.schedule(() -> {
+				long left = subscription.lingerUntil - timers.nanoTime();
+				if (subscription.state.get() == LINGERING && left > 0) {
+					endLingering(channel, subscription, left, timers); // lingered again
+				}
+				else if (subscription.state.compareAndSet(LINGERING, GONE)
+						&& this.subscriptions.remove(channel, subscription)) {
+					unsubscribeEach(channel, subscription);
+				}
+			}, nanos);
+		}
+		catch (RuntimeException ex) { // the engine closed: its connections close too
+			subscription.state.set(GONE);
+			this.subscriptions.remove(channel, subscription);
+		}
 	}
 
 	/**
@@ -99,7 +176,15 @@ final class ReleaseSignals {
 	 */
 	void unsubscribe(String channel) {
 		this.waiting.remove(channel);
-		List<CompletableFuture<Void>> each = this.subscriptions.remove(channel);
+		Subscription subscription = this.subscriptions.remove(channel);
+		if (subscription != null) {
+			subscription.state.set(GONE);
+		}
+		unsubscribeEach(channel, subscription);
+	}
+
+	private void unsubscribeEach(String channel, Subscription subscription) {
+		List<CompletableFuture<Void>> each = (subscription != null) ? subscription.each : null;
 		for (int i = 0; i < this.nodes.size(); i++) {
 			Channels node = this.nodes.get(i);
 			if (each == null) {

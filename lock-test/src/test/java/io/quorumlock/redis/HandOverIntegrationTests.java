@@ -106,6 +106,39 @@ class HandOverIntegrationTests {
 	}
 
 	@Test
+	void aKeyContendedFromTwoProcessesIsSubscribedOncePerProcessNotOncePerTurn() throws Exception {
+		redis.node(0).call("CONFIG", "RESETSTAT");
+		List<CompletableFuture<Integer>> loops = new ArrayList<>();
+		for (int p = 0; p < 2; p++) {
+			QuorumLockEngine engine = engine();
+			loops.add(CompletableFuture.supplyAsync(() -> {
+				int turns = 0;
+				for (int i = 0; i < 100; i++) {
+					engine.acquire(request(Duration.ofSeconds(10))).release();
+					turns++;
+				}
+				return turns;
+			}));
+		}
+		for (CompletableFuture<Integer> loop : loops) {
+			assertThat(loop.get(50, TimeUnit.SECONDS)).isEqualTo(100);
+		}
+		String stats = (String) redis.node(0).call("INFO", "commandstats");
+		long handOvers = calls(stats, "publish");
+		assertThat(calls(stats, "subscribe")).as("SUBSCRIBEs for %d releases", handOvers).isLessThanOrEqualTo(10);
+	}
+
+	/** Calls of {@code command} in an {@code INFO commandstats} text. */
+	private static long calls(String stats, String command) {
+		for (String line : stats.split("\r?\n")) {
+			if (line.startsWith("cmdstat_" + command + ":calls=")) {
+				return Long.parseLong(line.substring(line.indexOf('=') + 1, line.indexOf(',')));
+			}
+		}
+		return 0;
+	}
+
+	@Test
 	void aWaiterThatGivesUpLeavesTheQueueAndNothingHeld() throws Exception {
 		Lease first = engine().acquire(request(Duration.ZERO));
 		QuorumLockEngine patient = engine();

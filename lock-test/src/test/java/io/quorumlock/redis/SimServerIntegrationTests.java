@@ -165,6 +165,10 @@ class SimServerIntegrationTests {
 		step(Compare.EXACT, "HLEN", queue);
 		eval(Compare.EXACT, Script.RELEASE_HANDOFF, 2, q, queue, "2222222222222222000000000000000000000009", "ch");
 		step(Compare.EXACT, "EXISTS", q);
+		// a queued round on a key held shared marks the exclusive intent
+		step(Compare.EXACT, "HSET", "lock:{qs}", "s:x", "99999999999999");
+		eval(Compare.EXACT, Script.QUEUE, 2, "lock:{qs}", "lock:{qs}:queue", first, "5000", "1000");
+		step(Compare.EXACT, "HEXISTS", "lock:{qs}", "w");
 		// shared holds, the intent mark, and the exclusive side of them
 		String s = "lock:{s}";
 		eval(Compare.EXACT, SharedScripts.ACQUIRE, 2, s, m, "s1", "5000");

@@ -69,37 +69,41 @@ public record Script(String name, String text, String sha1) {
 	 * lease, so that a grant always carries the token and the start of the round that
 	 * answers for it. An entry lasts ARGV[3] milliseconds of the server's clock (used
 	 * only to pass over waiters that stopped waiting, never for a grant's validity).
-	 * KEYS[1] lock key, KEYS[2] its queue; ARGV[1] token, ARGV[2] lease in milliseconds,
-	 * ARGV[3] how long the entry lasts in milliseconds. Returns 1 if this token holds the
-	 * key now, else 0.
+	 * Where the key is held shared, the round also marks the exclusive intent for as long
+	 * ({@link SharedScripts#INTENT}), so that no separate mark is sent. KEYS[1] lock key,
+	 * KEYS[2] its queue; ARGV[1] token, ARGV[2] lease in milliseconds, ARGV[3] how long
+	 * the entry lasts in milliseconds. Returns 1 if this token holds the key now, else 0.
 	 */
-	public static final Script QUEUE = of("queue",
-			"""
-					local me = string.sub(ARGV[1], 1, 16)
-					if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-						redis.call('hdel', KEYS[2], me)
-						return 1
-					end
-					if redis.call('type', KEYS[1]).ok == 'string'
-							and string.sub(redis.call('get', KEYS[1]), 1, 16) == me then
-						redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
-						redis.call('hdel', KEYS[2], me)
-						return 1
-					end
-					local now = redis.call('time')
-					local expires = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) + tonumber(ARGV[3])
-					local entry = redis.call('hget', KEYS[2], me)
-					local ticket
-					if entry then
-						ticket = string.match(entry, '^%d+')
-					else
-						ticket = tostring(tonumber(redis.call('hget', KEYS[2], '#') or '0') + 1)
-						redis.call('hset', KEYS[2], '#', ticket)
-					end
-					redis.call('hset', KEYS[2], me, ticket .. ' ' .. ARGV[1] .. ' ' .. ARGV[2] .. ' ' .. string.format('%d', expires))
-					redis.call('pexpire', KEYS[2], ARGV[3])
-					return 0
-					""");
+	public static final Script QUEUE = of("queue", """
+			local me = string.sub(ARGV[1], 1, 16)
+			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+				redis.call('hdel', KEYS[2], me)
+				return 1
+			end
+			local kind = redis.call('type', KEYS[1]).ok
+			if kind == 'string' and string.sub(redis.call('get', KEYS[1]), 1, 16) == me then
+				redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+				redis.call('hdel', KEYS[2], me)
+				return 1
+			end
+			local now = redis.call('time')
+			now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+			local expires = string.format('%d', now + tonumber(ARGV[3]))
+			if kind == 'hash' then
+				redis.call('hset', KEYS[1], 'w', expires)
+			end
+			local entry = redis.call('hget', KEYS[2], me)
+			local ticket
+			if entry then
+				ticket = string.match(entry, '^%d+')
+			else
+				ticket = tostring(tonumber(redis.call('hget', KEYS[2], '#') or '0') + 1)
+				redis.call('hset', KEYS[2], '#', ticket)
+			end
+			redis.call('hset', KEYS[2], me, ticket .. ' ' .. ARGV[1] .. ' ' .. ARGV[2] .. ' ' .. expires)
+			redis.call('pexpire', KEYS[2], ARGV[3])
+			return 0
+			""");
 
 	/**
 	 * Compare-and-delete on one standalone master with waiters queued ({@link #QUEUE}):

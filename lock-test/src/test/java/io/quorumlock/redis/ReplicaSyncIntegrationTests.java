@@ -63,16 +63,28 @@ class ReplicaSyncIntegrationTests {
 		String key = "k" + UUID.randomUUID();
 		// a wait: on a loaded machine the replica may miss one 100 ms WAIT before it is
 		// paused
-		try (QuorumLockEngine locks = engine(1);
-				Lease lease = locks
-					.acquire(LockRequest.of(key).lease(Duration.ofSeconds(1)).waitAtMost(Duration.ofSeconds(5)))) {
-			redis.node(1).pause();
-			// the counter's INCR would not survive a failover to the replica: no token
-			// (tried while the lease lasts, whose renewal fails for the same reason); the
-			// last attempt is refused by WAIT, or cut short by the lease's end
-			assertThatExceptionOfType(LockException.class).isThrownBy(lease::fencingToken)
-				.satisfies((ex) -> assertThat(ex.getMessage()).containsAnyOf("WAIT: 0 of 1 replicas acknowledged",
-						"no answer in time", "lease lost", "expired"));
+		try (QuorumLockEngine locks = engine(1)) {
+			Lease lease = locks
+				.acquire(LockRequest.of(key).lease(Duration.ofSeconds(1)).waitAtMost(Duration.ofSeconds(5)));
+			try {
+				redis.node(1).pause();
+				// the counter's INCR would not survive a failover to the replica: no token
+				// (tried while the lease lasts, whose renewal fails for the same reason);
+				// the last attempt is refused by WAIT, or cut short by the lease's end
+				assertThatExceptionOfType(LockException.class).isThrownBy(lease::fencingToken)
+					.satisfies((ex) -> assertThat(ex.getMessage()).containsAnyOf("WAIT: 0 of 1 replicas acknowledged",
+							"no answer in time", "lease lost", "expired"));
+			}
+			finally {
+				// its renewal needs the paused replica too: the lease is lost by now, or
+				// soon, and its release says so
+				try {
+					lease.release();
+				}
+				catch (LeaseLostException expected) {
+					// the loss is what the pause causes; the fencing refusal is the subject
+				}
+			}
 		}
 	}
 

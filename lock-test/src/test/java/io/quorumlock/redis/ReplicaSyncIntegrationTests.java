@@ -68,9 +68,10 @@ class ReplicaSyncIntegrationTests {
 				.acquire(LockRequest.of(key).lease(Duration.ofSeconds(1)).waitAtMost(Duration.ofSeconds(5)));
 			try {
 				redis.node(1).pause();
-				// the counter's INCR would not survive a failover to the replica: no token
-				// (tried while the lease lasts, whose renewal fails for the same reason);
-				// the last attempt is refused by WAIT, or cut short by the lease's end
+				// the counter's INCR would not survive a failover to the replica: no
+				// token (tried while the lease lasts, whose renewal fails for the same
+				// reason); the last attempt is refused by WAIT, or cut short by the
+				// lease's end
 				assertThatExceptionOfType(LockException.class).isThrownBy(lease::fencingToken)
 					.satisfies((ex) -> assertThat(ex.getMessage()).containsAnyOf("WAIT: 0 of 1 replicas acknowledged",
 							"no answer in time", "lease lost", "expired"));
@@ -82,7 +83,7 @@ class ReplicaSyncIntegrationTests {
 					lease.release();
 				}
 				catch (LeaseLostException expected) {
-					// the loss is what the pause causes; the fencing refusal is the subject
+					// the loss is what the pause causes; the refusal is the subject
 				}
 			}
 		}

@@ -62,6 +62,13 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	/** Whether the last round's token was undone: then it is never claimed. */
 	private boolean attemptUndone;
 
+	/**
+	 * Whether a queued wait ended on its timer rather than on a message: then its
+	 * subscription is not left to linger after the grant (a subscription that lost its
+	 * messages somehow must not be carried over to the next turn).
+	 */
+	private boolean heardNothing;
+
 	/** Made at the first lost round (none for an acquisition that never waits). */
 	private ExclusiveIntent intent;
 
@@ -188,13 +195,13 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	private void won(String key, String token, long until, long now) {
 		this.tokens[this.granted] = token;
 		this.granted++;
-		if (this.queued) {
+		if (this.queued && !this.heardNothing) {
 			// the grant took this waiter out of the queue; its subscription stays a while
 			// for the next waiter of this process on the key
-			this.queued = false;
 			this.subscribed = false;
 			this.parts.signals.linger(LockKeys.channel(key), 2 * this.parts.timers.retryMaxNanos(), this.parts.timers);
 		}
+		this.queued = false;
 		stopListening(key);
 		if (this.granted < this.keys.size()) {
 			this.validUntil = Math.min(this.validUntil, until);
@@ -268,7 +275,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			String channel = LockKeys.channel(key);
 			CompletableFuture<Void> confirmed = this.parts.signals.subscribe(channel);
 			Future<?> timer = this.parts.timers.schedule(() -> confirmed.complete(null), this.parts.nodeTimeoutNanos);
-			attemptWhen(confirmed, timer);
+			attemptWhen(confirmed, timer, false);
 			return;
 		}
 		retryLater(now, wake);
@@ -328,7 +335,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 		long delay = Math.min(this.parts.timers.retryDelayNanos(), this.deadline - now);
 		Future<?> timer = this.parts.timers.schedule(() -> next.complete(null), Math.max(0, delay));
 		this.result.waitOn(next);
-		attemptWhen(next, timer);
+		attemptWhen(next, timer, true);
 	}
 
 	/**
@@ -342,7 +349,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 		CompletableFuture<String> next = new CompletableFuture<>();
 		Future<?> timer = this.parts.timers.schedule(() -> next.complete(null), delay);
 		this.result.waitOn(next);
-		attemptWhen(next, timer);
+		attemptWhen(next, timer, false);
 	}
 
 	/**
@@ -352,10 +359,15 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	 * has a token of its own, so even if it overtook the undo of the round before on a
 	 * connection, that undo could not delete its grant. A hand-over of the key to this
 	 * queued waiter is taken where it is heard ({@link #claim}), as a round's reply is.
+	 * @param wake whether {@code signal} is a release signal, which the timer completes
+	 * with null when no message came
 	 */
-	private void attemptWhen(CompletableFuture<?> signal, Future<?> timer) {
+	private void attemptWhen(CompletableFuture<?> signal, Future<?> timer, boolean wake) {
 		signal.whenComplete((message, error) -> {
 			timer.cancel(false);
+			if (wake && this.queued && message == null && error == null) {
+				this.heardNothing = true;
+			}
 			if (this.queued && message instanceof String token && token.length() == Tokens.BYTES * 2) {
 				// a grant is taken on the thread that heard it (it sends nothing, as a
 				// round's reply is on its I/O thread); anything else on the scheduler

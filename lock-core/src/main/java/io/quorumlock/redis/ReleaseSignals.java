@@ -56,6 +56,16 @@ final class ReleaseSignals {
 
 	}
 
+	/**
+	 * Channel to its UNSUBSCRIBEs in progress, done once every node answered (or failed
+	 * to); put before the subscription they end leaves {@link #subscriptions}. A
+	 * SUBSCRIBE of the channel waits for them: sent from another thread, it could
+	 * otherwise reach the node first and be undone by them, leaving a wait subscribed
+	 * here and not on the node, which a lingering subscription would carry over from turn
+	 * to turn.
+	 */
+	private final ConcurrentHashMap<String, CompletableFuture<Void>> unsubscribing = new ConcurrentHashMap<>();
+
 	private static final int USED = 0;
 
 	private static final int LINGERING = 1;
@@ -71,8 +81,10 @@ final class ReleaseSignals {
 		CompletableFuture<Void> any = new CompletableFuture<>();
 		AtomicInteger failed = new AtomicInteger();
 		List<CompletableFuture<Void>> each = new ArrayList<>(this.nodes.size());
+		CompletableFuture<Void> before = this.unsubscribing.get(channel);
 		for (Channels node : this.nodes) {
-			CompletableFuture<Void> subscribed = node.subscribe(channel);
+			CompletableFuture<Void> subscribed = (before == null || before.isDone()) ? node.subscribe(channel)
+					: before.thenCompose((ok) -> node.subscribe(channel));
 			each.add(subscribed);
 			subscribed.whenComplete((ok, error) -> {
 				if (error == null) {
@@ -122,10 +134,18 @@ final class ReleaseSignals {
 				long left = subscription.lingerUntil - timers.nanoTime();
 				if (subscription.state.get() == LINGERING && left > 0) {
 					endLingering(channel, subscription, left, timers); // lingered again
+					return;
 				}
-				else if (subscription.state.compareAndSet(LINGERING, GONE)
+				CompletableFuture<Void> done = new CompletableFuture<>();
+				CompletableFuture<Void> previous = this.unsubscribing.put(channel, done);
+				// the mark is in place before the state changes: a wait that finds the
+				// subscription gone then finds the mark
+				if (subscription.state.compareAndSet(LINGERING, GONE)
 						&& this.subscriptions.remove(channel, subscription)) {
-					unsubscribeEach(channel, subscription);
+					unsubscribeEach(channel, subscription, done, previous);
+				}
+				else { // taken over, or replaced: nothing to unsubscribe
+					unsubscribeEach(channel, null, done, previous, 0);
 				}
 			}, nanos);
 		}
@@ -176,24 +196,38 @@ final class ReleaseSignals {
 	 */
 	void unsubscribe(String channel) {
 		this.waiting.remove(channel);
+		CompletableFuture<Void> done = new CompletableFuture<>();
+		CompletableFuture<Void> previous = this.unsubscribing.put(channel, done);
 		Subscription subscription = this.subscriptions.remove(channel);
 		if (subscription != null) {
 			subscription.state.set(GONE);
 		}
-		unsubscribeEach(channel, subscription);
+		unsubscribeEach(channel, subscription, done, previous);
 	}
 
-	private void unsubscribeEach(String channel, Subscription subscription) {
+	private void unsubscribeEach(String channel, Subscription subscription, CompletableFuture<Void> done,
+			CompletableFuture<Void> previous) {
+		unsubscribeEach(channel, subscription, done, previous, this.nodes.size());
+	}
+
+	/**
+	 * UNSUBSCRIBE on the first {@code nodes} nodes (on each once its SUBSCRIBE is done),
+	 * then complete {@code done}, after {@code previous} if any, and drop its mark.
+	 */
+	private void unsubscribeEach(String channel, Subscription subscription, CompletableFuture<Void> done,
+			CompletableFuture<Void> previous, int nodes) {
 		List<CompletableFuture<Void>> each = (subscription != null) ? subscription.each : null;
-		for (int i = 0; i < this.nodes.size(); i++) {
+		CompletableFuture<?>[] answered = new CompletableFuture<?>[nodes + 1];
+		for (int i = 0; i < nodes; i++) {
 			Channels node = this.nodes.get(i);
-			if (each == null) {
-				node.unsubscribe(channel);
-			}
-			else {
-				each.get(i).whenComplete((ok, error) -> node.unsubscribe(channel));
-			}
+			answered[i] = (each == null) ? node.unsubscribe(channel)
+					: each.get(i).handle((ok, error) -> null).thenCompose((ok) -> node.unsubscribe(channel));
 		}
+		answered[nodes] = (previous != null) ? previous : CompletableFuture.completedFuture(null);
+		CompletableFuture.allOf(answered).whenComplete((ok, error) -> {
+			this.unsubscribing.remove(channel, done);
+			done.complete(null);
+		});
 	}
 
 	/** Channels with a wait registered now; zero when nobody waits. */

@@ -25,9 +25,16 @@ final class FakeChannels implements Channels {
 		return this.lastSubscribe;
 	}
 
+	/**
+	 * The answer to the last UNSUBSCRIBE; completed at once unless {@link #confirmLater}.
+	 */
+	CompletableFuture<Void> lastUnsubscribe;
+
 	@Override
-	public void unsubscribe(String channel) {
+	public CompletableFuture<Void> unsubscribe(String channel) {
 		this.calls.add("unsubscribe " + channel);
+		this.lastUnsubscribe = this.confirmLater ? new CompletableFuture<>() : CompletableFuture.completedFuture(null);
+		return this.lastUnsubscribe;
 	}
 
 }

@@ -3,6 +3,7 @@ package io.quorumlock.redis;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
+import io.quorumlock.redis.node.ManualTimers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -57,6 +58,37 @@ class ReleaseSignalsTests {
 		CompletableFuture<String> anyone = this.signals.expect("c", null);
 		this.signals.onMessage("c", another);
 		assertThat(anyone).as("a waiter that is not queued wakes on every message").isCompletedWithValue(another);
+	}
+
+	@Test
+	void aSubscribeAfterAnUnsubscribeIsSentOnlyOnceTheUnsubscribeIsAnswered() {
+		this.signals.subscribe("c");
+		this.parts.channels.forEach((node) -> node.confirmLater = true);
+		this.signals.unsubscribe("c");
+		// sent now from another thread, the SUBSCRIBE could reach the node first and be
+		// undone by the UNSUBSCRIBE: subscribed here, not there
+		this.signals.subscribe("c");
+		FakeChannels first = this.parts.channels.get(0);
+		assertThat(first.calls).containsExactly("subscribe c", "unsubscribe c");
+		first.lastUnsubscribe.complete(null);
+		assertThat(first.calls).as("every node's UNSUBSCRIBE is awaited")
+			.containsExactly("subscribe c", "unsubscribe c");
+		this.parts.channels.stream().skip(1).forEach((node) -> node.lastUnsubscribe.complete(null));
+		assertThat(first.calls).containsExactly("subscribe c", "unsubscribe c", "subscribe c");
+	}
+
+	@Test
+	void aLingeringSubscriptionIsTakenOverOrEndsWithItsTime() {
+		ManualTimers timers = this.parts.timers;
+		this.signals.subscribe("c");
+		this.signals.linger("c", 100, timers);
+		assertThat(this.signals.adopt("c")).isTrue();
+		assertThat(this.signals.adopt("c")).as("in use").isFalse();
+		this.signals.linger("c", 100, timers);
+		timers.advance(100);
+		assertThat(this.signals.subscribed()).isZero();
+		assertThat(this.signals.adopt("c")).isFalse();
+		assertThat(this.parts.channels.get(0).calls).containsExactly("subscribe c", "unsubscribe c");
 	}
 
 	@Test

@@ -8,7 +8,11 @@ public interface Channels {
 	/** Subscribe to a release channel; completes when the subscription is confirmed. */
 	CompletableFuture<Void> subscribe(String channel);
 
-	/** Unsubscribe from a release channel; if the connection is down, once it is back. */
-	void unsubscribe(String channel);
+	/**
+	 * Unsubscribe from a release channel; if the connection is down, once it is back.
+	 * Completes when the node answered, or failed to: then no SUBSCRIBE sent after it can
+	 * be undone by it.
+	 */
+	CompletableFuture<Void> unsubscribe(String channel);
 
 }

@@ -54,12 +54,15 @@ public final class PubSub implements Channels {
 	}
 
 	@Override
-	public void unsubscribe(String channel) {
+	public CompletableFuture<Void> unsubscribe(String channel) {
 		Link.Subscriber ps = connected();
-		if (ps != null) {
-			ps.unsubscribe(channel)
-				.whenComplete((ok, error) -> this.unwanted.answered(channel, error, this.closed.getAsBoolean()));
+		if (ps == null) {
+			return CompletableFuture.completedFuture(null);
 		}
+		return ps.unsubscribe(channel).toCompletableFuture().<Void>handle((ok, error) -> {
+			this.unwanted.answered(channel, error, this.closed.getAsBoolean());
+			return null;
+		});
 	}
 
 	/**

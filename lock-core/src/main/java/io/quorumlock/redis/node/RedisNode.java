@@ -598,8 +598,8 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 	}
 
 	@Override
-	public void unsubscribe(String channel) {
-		this.pubSub.unsubscribe(channel);
+	public CompletableFuture<Void> unsubscribe(String channel) {
+		return this.pubSub.unsubscribe(channel);
 	}
 
 	/**

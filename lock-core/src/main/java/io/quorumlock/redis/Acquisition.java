@@ -259,10 +259,12 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			giveUpAfter(undo, notAcquired(why + ": acquired " + tally.figures() + Voters.failures(tally)));
 			return;
 		}
-		if (this.intent == null) {
-			this.intent = new ExclusiveIntent();
+		if (!this.queued) { // a queued round marks the intent itself
+			if (this.intent == null) {
+				this.intent = new ExclusiveIntent();
+			}
+			this.intent.lost(this.parts, key, now);
 		}
-		this.intent.lost(this.parts, key, now);
 		if (!this.subscribed) {
 			// First contention: subscribe to the release channel, then try again at once,
 			// so that a release between the failed round and the subscription is not

@@ -37,7 +37,7 @@ final class EngineTimers implements Timers, AutoCloseable {
 			return threads.register(thread);
 		});
 		this.scheduler.setRemoveOnCancelPolicy(true);
-		this.deadlines = new Deadlines("quorumlock-deadlines", threads::register);
+		this.deadlines = new Deadlines("quorumlock-deadlines", Deadlines.TICK_MILLIS, threads::register);
 	}
 
 	@Override

@@ -1,19 +1,42 @@
 package io.quorumlock.redis;
 
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.netty.util.Timeout;
 import io.quorumlock.redis.node.Timers;
 
 /**
- * Keeps each live lease honest: one timer per lease on the engine's timing wheel, whose
- * tick runs on the engine's one scheduler thread (no thread per lease). A renewing lease
- * is extended on every node with a compare-and-pexpire every lease/3; a lease that does
- * not renew (or has reached {@code holdAtMost}) is checked when it runs out. A renewal
- * counts only if a quorum extended every key and the lease was still valid when the round
- * began; the new validity is measured from that start, net of drift. A round that misses
- * the quorum for lack of answers is tried again after a jittered retry delay while
- * another round fits in the validity left; a quorum that answered no (the lease is gone
- * there) or a validity spent marks the lease lost at once.
+ * Keeps each live lease honest: one timer per lease on one of the engine's timing wheels,
+ * whose tick runs on the engine's one scheduler thread (no thread per lease). A renewing
+ * lease is extended on every node with a compare-and-pexpire every lease/3; a lease that
+ * does not renew (or has reached {@code holdAtMost}) is checked when it runs out. A
+ * renewal counts only if a quorum extended every key and the lease was still valid when
+ * the round began; the new validity is measured from that start, net of drift. A round
+ * that misses the quorum for lack of answers is tried again after a jittered retry delay
+ * while another round fits in the validity left; a quorum that answered no (the lease is
+ * gone there) or a validity spent marks the lease lost at once.
+ * <p>
+ * A timer further ahead than {@link #GRID_FROM_NANOS} (a renewal of a lease of 9.6 s or
+ * more, a far expiry check) is armed on a grid of {@link #GRID_MILLIS} of the clock, at
+ * the grid step at or before its time, on the coarse timer ({@link Timers#coarse}): a
+ * renewal is never later than lease/3 for it, at most a grid step (under 1/32 of its
+ * wait) earlier, and the renewals due within one step fire together, as one task on the
+ * scheduler, so that they go to the nodes in one batch and the engine wakes once a step
+ * while it holds leases. An expiry check found early arms again for the rest of the
+ * validity on the fine timer. Nearer timers fire on the fine timer at their time.
  */
 final class LeaseWatchdog {
+
+	/** The grid of the watchdog's far timers, and the coarse timer's tick. */
+	static final long GRID_MILLIS = 100;
+
+	private static final long GRID_NANOS = TimeUnit.MILLISECONDS.toNanos(GRID_MILLIS);
+
+	/** Timers at least this far ahead go on the grid: at most 1/32 of the wait early. */
+	static final long GRID_FROM_NANOS = 32 * GRID_NANOS;
 
 	private final Timers timers;
 
@@ -24,6 +47,18 @@ final class LeaseWatchdog {
 	private final Listeners listener;
 
 	private final ExtensionRound rounds;
+
+	/** Leases whose timer fired, for the scheduler to tick, in order. */
+	private final Queue<RedisLease> due = new ConcurrentLinkedQueue<>();
+
+	/**
+	 * Leases in {@link #due} not yet taken by {@link #tickDue}. Each is queued before it
+	 * is counted, and only the one {@link #tickDue} in progress polls, taking no more
+	 * than it counted, so a poll never finds the queue empty. The lease that raises it
+	 * from 0 posts the task, which runs until it brings it back to 0: one task runs at a
+	 * time, and none is missing while a lease waits.
+	 */
+	private final AtomicInteger dueCount = new AtomicInteger();
 
 	LeaseWatchdog(Voters voters, Timers timers, Validity validity, Losses losses, Listeners listener) {
 		this.rounds = new ExtensionRound(voters, timers, validity);
@@ -44,15 +79,52 @@ final class LeaseWatchdog {
 		}
 		long now = this.timers.nanoTime();
 		long at = renews(lease, now) ? nextRenewal(lease) : lease.validUntil();
-		// Armed on every grant and cancelled on almost every release, so on the timing
+		// Armed on every grant and cancelled on almost every release, so on a timing
 		// wheel (a lock-free enqueue and a CAS) rather than the scheduler's locked heap,
 		// which the I/O thread completing the grant would contend for with every
 		// releasing caller. The tick itself runs on the scheduler, off the wheel.
-		lease.watchdog(
-				this.timers.after(Math.max(0, at - now), (timeout) -> this.timers.runOnScheduler(() -> tick(lease))));
+		Timeout timer;
+		if (at - now >= GRID_FROM_NANOS) {
+			long step = at - Math.floorMod(at, GRID_NANOS);
+			timer = this.timers.coarse(step - now, (timeout) -> fired(lease));
+		}
+		else {
+			timer = this.timers.after(Math.max(0, at - now), (timeout) -> fired(lease));
+		}
+		lease.watchdog(timer);
 		if (lease.isReleased()) {
 			lease.cancelWatchdog(); // released while we scheduled
 		}
+	}
+
+	/** A lease's timer fired: queue it for the scheduler, with those of the same tick. */
+	private void fired(RedisLease lease) {
+		this.due.add(lease);
+		if (this.dueCount.getAndIncrement() == 0) {
+			this.timers.runOnScheduler(this::tickDue);
+		}
+	}
+
+	/** Tick every lease whose timer fired, on the scheduler. */
+	private void tickDue() {
+		int taken = this.dueCount.get();
+		while (taken > 0) {
+			for (int i = 0; i < taken; i++) {
+				RedisLease lease = this.due.poll(); // never null: see #dueCount
+				try {
+					tick(lease);
+				}
+				catch (RuntimeException ex) {
+					fail(lease, ex);
+				}
+			}
+			taken = this.dueCount.addAndGet(-taken);
+		}
+	}
+
+	/** An unexpected failure: the lease is not left unwatched in silence. */
+	private void fail(RedisLease lease, RuntimeException ex) {
+		this.losses.lose(lease, "its renewal failed: " + ex);
 	}
 
 	/**

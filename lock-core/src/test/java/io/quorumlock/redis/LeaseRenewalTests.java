@@ -1,0 +1,84 @@
+package io.quorumlock.redis;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The watchdog's timing against scripted rounds and a fake clock (which starts on a
+ * multiple of the grid): a renewal far ahead is armed at the grid step at or before
+ * lease/3, so that those due within one step go together and none is late; a near one
+ * runs at lease/3; an expiry check found early waits for the rest of the validity.
+ */
+class LeaseRenewalTests {
+
+	private static final Duration LONG = Duration.ofSeconds(30);
+
+	private final EngineParts parts = new EngineParts(3);
+
+	private RedisLease acquire(Duration lease, boolean renew, String key) {
+		ResolvedRequest request = EngineParts.request(lease, Duration.ZERO, key);
+		if (!renew) {
+			request = new ResolvedRequest(request.request(), request.redisKeys(), lease, Duration.ZERO, false,
+					request.holdAtMost(), request.holdAtLeast());
+		}
+		return this.parts.start(request).join();
+	}
+
+	private long renewals(String key) {
+		return this.parts.voters.calls.stream()
+			.filter((call) -> call.startsWith("extend ") && call.endsWith(key)
+					|| call.startsWith("renewMany ") && call.contains(key))
+			.count();
+	}
+
+	/** Clock time in ms since the first lease was granted. */
+	private long elapsedMillis(long since) {
+		return TimeUnit.NANOSECONDS.toMillis(this.parts.timers.nanoTime() - since);
+	}
+
+	@Test
+	void renewalsDueWithinOneGridStepGoTogetherAndNoneLate() {
+		long t0 = this.parts.timers.nanoTime();
+		this.parts.timers.advanceMillis(10);
+		RedisLease a = acquire(LONG, true, "a");
+		this.parts.timers.advanceMillis(50);
+		RedisLease b = acquire(LONG, true, "b");
+		// due at 10,010 and 10,060 ms; both on the step at 10,000 ms
+		this.parts.timers.advanceMillis(10_000 - 60 - 1);
+		assertThat(renewals("lock:{a}") + renewals("lock:{b}")).isZero();
+		this.parts.timers.advanceMillis(1);
+		assertThat(elapsedMillis(t0)).isEqualTo(10_000);
+		assertThat(renewals("lock:{a}")).isOne();
+		assertThat(renewals("lock:{b}")).isOne();
+		assertThat(a.lost()).isNull();
+		assertThat(b.lost()).isNull();
+	}
+
+	@Test
+	void nearRenewalRunsAtAThirdOfTheLease() {
+		long t0 = this.parts.timers.nanoTime();
+		this.parts.timers.advanceMillis(10);
+		acquire(Duration.ofSeconds(3), true, "a");
+		this.parts.timers.advanceMillis(999);
+		assertThat(renewals("lock:{a}")).isZero();
+		this.parts.timers.advanceMillis(1);
+		assertThat(elapsedMillis(t0)).isEqualTo(1_010);
+		assertThat(renewals("lock:{a}")).isOne();
+	}
+
+	@Test
+	void farExpiryCheckFindsTheLeaseLostAtItsValidityNotAGridStepEarly() {
+		RedisLease lease = acquire(LONG, false, "a");
+		long until = lease.validUntil();
+		this.parts.timers.advance(until - this.parts.timers.nanoTime() - 1);
+		assertThat(lease.lost()).isNull();
+		this.parts.timers.advance(1);
+		assertThat(lease.lost()).isNotNull();
+		assertThat(lease.lost().getMessage()).contains("expired unrenewed");
+	}
+
+}

@@ -1,11 +1,13 @@
 package io.quorumlock.redis;
 
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.netty.util.Timeout;
+import io.quorumlock.redis.node.RenewalBatch;
 import io.quorumlock.redis.node.Timers;
 
 /**
@@ -27,6 +29,12 @@ import io.quorumlock.redis.node.Timers;
  * scheduler, so that they go to the nodes in one batch and the engine wakes once a step
  * while it holds leases. An expiry check found early arms again for the rest of the
  * validity on the fine timer. Nearer timers fire on the fine timer at their time.
+ * <p>
+ * The timers that fire together are ticked by one scheduler task, and the renewals of
+ * single-key exclusive leases among them go in one round per
+ * {@link RenewalBatch#MAX_KEYS} leases ({@link RenewalRound}: one script call per node,
+ * one deadline, each key still counted against its own quorum); the others, and every
+ * retry, run a round per lease.
  */
 final class LeaseWatchdog {
 
@@ -105,18 +113,51 @@ final class LeaseWatchdog {
 		}
 	}
 
-	/** Tick every lease whose timer fired, on the scheduler. */
+	/**
+	 * Tick every lease whose timer fired, on the scheduler: an expiry check, or a
+	 * renewal; the renewals of single keys go together, {@link RenewalBatch#MAX_KEYS} to
+	 * a round ({@link ExtensionRound#renewAll}), measured from when the first of them was
+	 * found still valid, which the others were too (a lease checked later was valid
+	 * earlier).
+	 */
 	private void tickDue() {
+		RedisLease[] together = null;
+		int count = 0;
+		long start = 0;
 		int taken = this.dueCount.get();
 		while (taken > 0) {
 			for (int i = 0; i < taken; i++) {
 				RedisLease lease = this.due.poll(); // never null: see #dueCount
 				try {
-					tick(lease);
+					long now = this.timers.nanoTime();
+					if (settled(lease, now)) {
+						continue;
+					}
+					if (!renews(lease, now)) {
+						scheduleNext(lease);
+					}
+					else if (!this.rounds.renewsTogether(lease)) {
+						renew(lease, now);
+					}
+					else {
+						if (count == 0) {
+							together = new RedisLease[Math.min(RenewalBatch.MAX_KEYS, taken - i)];
+							start = now;
+						}
+						together[count++] = lease;
+						if (count == together.length) {
+							renewAll(together, count, start);
+							count = 0;
+						}
+					}
 				}
 				catch (RuntimeException ex) {
 					fail(lease, ex);
 				}
+			}
+			if (count > 0) {
+				renewAll(together, count, start);
+				count = 0;
 			}
 			taken = this.dueCount.addAndGet(-taken);
 		}
@@ -151,18 +192,6 @@ final class LeaseWatchdog {
 	private boolean renews(RedisLease lease, long now) {
 		ResolvedRequest request = lease.request();
 		return request.renew() && (request.holdAtMost().isEmpty() || now - lease.renewUntil() < 0);
-	}
-
-	private void tick(RedisLease lease) {
-		long now = this.timers.nanoTime();
-		if (settled(lease, now)) {
-			return;
-		}
-		if (!renews(lease, now)) {
-			scheduleNext(lease);
-			return;
-		}
-		renew(lease, now);
 	}
 
 	/**
@@ -210,17 +239,42 @@ final class LeaseWatchdog {
 	}
 
 	private void renew(RedisLease lease, long start) {
-		this.rounds.renew(lease, start).thenAccept((outcome) -> {
-			if (!outcome.extended()) {
-				if (!outcome.mayRetry() || !retry(lease)) {
-					this.losses.lose(lease, outcome.failure());
-				}
-				return;
+		this.rounds.renew(lease, start).thenAccept((outcome) -> renewed(lease, outcome));
+	}
+
+	private void renewAll(RedisLease[] leases, int count, long start) {
+		CompletableFuture<ExtensionRound.Outcome[]> outcomes;
+		try {
+			outcomes = this.rounds.renewAll(leases, count, start);
+		}
+		catch (RuntimeException ex) {
+			for (int i = 0; i < count; i++) {
+				fail(leases[i], ex);
 			}
-			lease.extendTo(outcome.validUntil());
-			this.listener.onRenewed(lease.request().request(), lease);
-			scheduleNext(lease);
+			return;
+		}
+		outcomes.thenAccept((each) -> {
+			for (int i = 0; i < count; i++) {
+				try {
+					renewed(leases[i], each[i]);
+				}
+				catch (RuntimeException ex) {
+					fail(leases[i], ex);
+				}
+			}
 		});
+	}
+
+	private void renewed(RedisLease lease, ExtensionRound.Outcome outcome) {
+		if (!outcome.extended()) {
+			if (!outcome.mayRetry() || !retry(lease)) {
+				this.losses.lose(lease, outcome.failure());
+			}
+			return;
+		}
+		lease.extendTo(outcome.validUntil());
+		this.listener.onRenewed(lease.request().request(), lease);
+		scheduleNext(lease);
 	}
 
 	/** The extension round renewal runs, for {@link Extender} to run the same. */

@@ -59,6 +59,40 @@ class LeaseRenewalTests {
 	}
 
 	@Test
+	void renewalsDueTogetherGoInOneRoundWhereTheVotersRenewManyKeys() {
+		this.parts.voters.renewsMany = true;
+		this.parts.timers.advanceMillis(10);
+		RedisLease a = acquire(LONG, true, "a");
+		this.parts.timers.advanceMillis(50);
+		RedisLease b = acquire(LONG, true, "b");
+		long grantedB = this.parts.timers.nanoTime();
+		this.parts.timers.advanceMillis(10_000 - 60);
+		assertThat(this.parts.voters.calls).containsExactly("acquire lock:{a}", "acquire lock:{b}",
+				"renewMany lock:{a} lock:{b}");
+		assertThat(this.parts.voters.extendedTo).containsExactly("30000", "30000");
+		// each validity is measured from the round's start, before either was due
+		long start = this.parts.timers.nanoTime();
+		assertThat(a.validUntil()).isEqualTo(this.parts.validity.validUntil(start, LONG.toNanos()));
+		assertThat(b.validUntil()).isEqualTo(a.validUntil()).isGreaterThan(grantedB + LONG.toNanos() / 2);
+		// and again a third of the lease on
+		this.parts.timers.advanceMillis(10_000);
+		assertThat(this.parts.voters.count("renewMany lock:{a} lock:{b}")).isEqualTo(2);
+	}
+
+	@Test
+	void keyTheQuorumRefusesLosesOnlyItsOwnLeaseInATogetherRound() {
+		this.parts.voters.renewsMany = true;
+		RedisLease a = acquire(LONG, true, "a");
+		RedisLease b = acquire(LONG, true, "b");
+		this.parts.voters.thenExtend(3, 0).thenExtend(1, 2);
+		this.parts.timers.advanceMillis(10_000);
+		assertThat(this.parts.voters.count("renewMany lock:{a} lock:{b}")).isOne();
+		assertThat(a.lost()).isNull();
+		assertThat(b.lost()).isNotNull();
+		assertThat(b.lost().getMessage()).endsWith("renewal extended 1 of 3 nodes, quorum 2");
+	}
+
+	@Test
 	void nearRenewalRunsAtAThirdOfTheLease() {
 		long t0 = this.parts.timers.nanoTime();
 		this.parts.timers.advanceMillis(10);

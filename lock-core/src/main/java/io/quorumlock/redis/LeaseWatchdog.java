@@ -254,27 +254,44 @@ final class LeaseWatchdog {
 			return;
 		}
 		outcomes.thenAccept((each) -> {
+			// the listeners hear of the batch's renewals in one task
+			RedisLease[] renewed = new RedisLease[count];
+			int told = 0;
 			for (int i = 0; i < count; i++) {
 				try {
-					renewed(leases[i], each[i]);
+					if (extended(leases[i], each[i])) {
+						renewed[told++] = leases[i];
+						scheduleNext(leases[i]);
+					}
 				}
 				catch (RuntimeException ex) {
 					fail(leases[i], ex);
 				}
 			}
+			this.listener.onRenewed(renewed, told);
 		});
 	}
 
 	private void renewed(RedisLease lease, ExtensionRound.Outcome outcome) {
+		if (extended(lease, outcome)) {
+			this.listener.onRenewed(lease.request().request(), lease);
+			scheduleNext(lease);
+		}
+	}
+
+	/**
+	 * Take a round's outcome: the new validity, else a retry or the loss.
+	 * @return whether the lease was extended
+	 */
+	private boolean extended(RedisLease lease, ExtensionRound.Outcome outcome) {
 		if (!outcome.extended()) {
 			if (!outcome.mayRetry() || !retry(lease)) {
 				this.losses.lose(lease, outcome.failure());
 			}
-			return;
+			return false;
 		}
 		lease.extendTo(outcome.validUntil());
-		this.listener.onRenewed(lease.request().request(), lease);
-		scheduleNext(lease);
+		return true;
 	}
 
 	/** The extension round renewal runs, for {@link Extender} to run the same. */

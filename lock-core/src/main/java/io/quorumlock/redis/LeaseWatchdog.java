@@ -21,14 +21,16 @@ import io.quorumlock.redis.node.Timers;
  * while another round fits in the validity left; a quorum that answered no (the lease is
  * gone there) or a validity spent marks the lease lost at once.
  * <p>
- * A timer further ahead than {@link #GRID_FROM_NANOS} (a renewal of a lease of 9.6 s or
- * more, a far expiry check) is armed on a grid of {@link #GRID_MILLIS} of the clock, at
- * the grid step at or before its time, on the coarse timer ({@link Timers#coarse}): a
- * renewal is never later than lease/3 for it, at most a grid step (under 1/32 of its
- * wait) earlier, and the renewals due within one step fire together, as one task on the
- * scheduler, so that they go to the nodes in one batch and the engine wakes once a step
- * while it holds leases. An expiry check found early arms again for the rest of the
- * validity on the fine timer. Nearer timers fire on the fine timer at their time.
+ * A timer is armed on a grid of the clock, at the step at or before its time: the longest
+ * step of {@link #STEPS_MILLIS} that is at most 1/32 of the wait, none below 160 ms. A
+ * renewal is then never later than lease/3, at most 1/32 of its wait earlier, and the
+ * renewals due within one step fire together, so that they go to the nodes in one round;
+ * the steps divide one another, so leases of different lengths meet on the coarser
+ * points. A timer of {@link #GRID_MILLIS} steps (3.2 s ahead or more: the renewal of a
+ * lease of 9.6 s or more, a far expiry check) goes on the coarse timer
+ * ({@link Timers#coarse}), which ticks on those steps, so the engine wakes once a step
+ * while it holds such leases; the others on the fine timer. An expiry check found early
+ * arms again for the rest of the validity, on a finer step, down to its time.
  * <p>
  * The timers that fire together are ticked by one scheduler task, and the renewals of
  * single-key exclusive leases among them go in one round per
@@ -38,13 +40,16 @@ import io.quorumlock.redis.node.Timers;
  */
 final class LeaseWatchdog {
 
-	/** The grid of the watchdog's far timers, and the coarse timer's tick. */
+	/** The longest step of the grid, and the coarse timer's tick. */
 	static final long GRID_MILLIS = 100;
 
-	private static final long GRID_NANOS = TimeUnit.MILLISECONDS.toNanos(GRID_MILLIS);
+	/** The grid's steps, longest first; each divides those before it. */
+	static final long[] STEPS_MILLIS = { GRID_MILLIS, 20, 10, 5 };
 
-	/** Timers at least this far ahead go on the grid: at most 1/32 of the wait early. */
-	static final long GRID_FROM_NANOS = 32 * GRID_NANOS;
+	/** A timer goes on a step at most this share of its wait: at most 1/32 early. */
+	private static final long STEPS_PER_WAIT = 32;
+
+	private static final long GRID_NANOS = TimeUnit.MILLISECONDS.toNanos(GRID_MILLIS);
 
 	private final Timers timers;
 
@@ -91,18 +96,25 @@ final class LeaseWatchdog {
 		// wheel (a lock-free enqueue and a CAS) rather than the scheduler's locked heap,
 		// which the I/O thread completing the grant would contend for with every
 		// releasing caller. The tick itself runs on the scheduler, off the wheel.
-		Timeout timer;
-		if (at - now >= GRID_FROM_NANOS) {
-			long step = at - Math.floorMod(at, GRID_NANOS);
-			timer = this.timers.coarse(step - now, (timeout) -> fired(lease));
-		}
-		else {
-			timer = this.timers.after(Math.max(0, at - now), (timeout) -> fired(lease));
-		}
+		long step = step(at - now);
+		long when = (step > 0) ? at - Math.floorMod(at, step) : at;
+		Timeout timer = (step == GRID_NANOS) ? this.timers.coarse(when - now, (timeout) -> fired(lease))
+				: this.timers.after(Math.max(0, when - now), (timeout) -> fired(lease));
 		lease.watchdog(timer);
 		if (lease.isReleased()) {
 			lease.cancelWatchdog(); // released while we scheduled
 		}
+	}
+
+	/** The grid step for a timer {@code wait} ahead, in nanoseconds; 0 for none. */
+	static long step(long wait) {
+		for (long millis : STEPS_MILLIS) {
+			long step = TimeUnit.MILLISECONDS.toNanos(millis);
+			if (wait >= STEPS_PER_WAIT * step) {
+				return step;
+			}
+		}
+		return 0;
 	}
 
 	/** A lease's timer fired: queue it for the scheduler, with those of the same tick. */

@@ -9,9 +9,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The watchdog's timing against scripted rounds and a fake clock (which starts on a
- * multiple of the grid): a renewal far ahead is armed at the grid step at or before
- * lease/3, so that those due within one step go together and none is late; a near one
- * runs at lease/3; an expiry check found early waits for the rest of the validity.
+ * multiple of the grid): a renewal is armed at the grid step at or before lease/3, the
+ * step at most 1/32 of the wait, so that those due within one step go together and none
+ * is late; one less than 160 ms ahead runs at lease/3; an expiry check found early waits
+ * for the rest of the validity.
  */
 class LeaseRenewalTests {
 
@@ -93,15 +94,41 @@ class LeaseRenewalTests {
 	}
 
 	@Test
-	void nearRenewalRunsAtAThirdOfTheLease() {
+	void nearerRenewalGoesOnAFinerStep() {
 		long t0 = this.parts.timers.nanoTime();
 		this.parts.timers.advanceMillis(10);
 		acquire(Duration.ofSeconds(3), true, "a");
-		this.parts.timers.advanceMillis(999);
+		// due at 1,010 ms, 1 s ahead: on the 20 ms step at 1,000 ms
+		this.parts.timers.advanceMillis(989);
 		assertThat(renewals("lock:{a}")).isZero();
 		this.parts.timers.advanceMillis(1);
-		assertThat(elapsedMillis(t0)).isEqualTo(1_010);
+		assertThat(elapsedMillis(t0)).isEqualTo(1_000);
 		assertThat(renewals("lock:{a}")).isOne();
+	}
+
+	@Test
+	void renewalLessThan32FineTicksAheadRunsAtAThirdOfTheLease() {
+		long t0 = this.parts.timers.nanoTime();
+		this.parts.timers.advanceMillis(12);
+		acquire(Duration.ofMillis(450), true, "a");
+		this.parts.timers.advanceMillis(149);
+		assertThat(renewals("lock:{a}")).isZero();
+		this.parts.timers.advanceMillis(1);
+		assertThat(elapsedMillis(t0)).isEqualTo(162);
+		assertThat(renewals("lock:{a}")).isOne();
+	}
+
+	@Test
+	void stepIsTheLongestThatIsAtMostAThirtySecondOfTheWait() {
+		assertThat(LeaseWatchdog.step(TimeUnit.SECONDS.toNanos(30))).isEqualTo(TimeUnit.MILLISECONDS.toNanos(100));
+		assertThat(LeaseWatchdog.step(TimeUnit.MILLISECONDS.toNanos(3_200)))
+			.isEqualTo(TimeUnit.MILLISECONDS.toNanos(100));
+		assertThat(LeaseWatchdog.step(TimeUnit.MILLISECONDS.toNanos(3_199)))
+			.isEqualTo(TimeUnit.MILLISECONDS.toNanos(20));
+		assertThat(LeaseWatchdog.step(TimeUnit.MILLISECONDS.toNanos(639))).isEqualTo(TimeUnit.MILLISECONDS.toNanos(10));
+		assertThat(LeaseWatchdog.step(TimeUnit.MILLISECONDS.toNanos(160))).isEqualTo(TimeUnit.MILLISECONDS.toNanos(5));
+		assertThat(LeaseWatchdog.step(TimeUnit.MILLISECONDS.toNanos(159))).isZero();
+		assertThat(LeaseWatchdog.step(-1)).isZero();
 	}
 
 	@Test

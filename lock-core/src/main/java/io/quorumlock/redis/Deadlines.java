@@ -1,48 +1,283 @@
 package io.quorumlock.redis;
 
+import java.lang.System.Logger.Level;
+import java.util.Collections;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.UnaryOperator;
 
-import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
+import io.netty.util.Timer;
 import io.netty.util.TimerTask;
 
 /**
- * The per-round node-timeout deadlines and the leases' watchdog timers, on a timing
- * wheel. Every round of every acquisition and release arms one, as does every grant, and
+ * A timing wheel for the per-round node-timeout deadlines and the leases' watchdog
+ * timers. Every round of every acquisition and release arms one, as does every grant, and
  * almost always cancels it a millisecond later; on a {@code ScheduledThreadPoolExecutor}
  * each of those is a locked heap insert and removal that also wakes the scheduler thread
  * (the new deadline is the earliest task), which showed in profiles of the benchmarks.
- * Arming a wheel timeout is a lock-free enqueue and cancelling it a CAS; the wheel's
- * thread ticks every {@link #TICK_MILLIS} ms, so a deadline fires at most that much late.
+ * Arming here is a lock-free enqueue and cancelling a CAS and an enqueue.
+ * <p>
+ * Its thread ticks every {@code tick} on a grid of the clock (tick {@code k} at
+ * {@code k * tick}), so a deadline fires at its first tick at or after its time: at most
+ * one tick late, and timers due within one tick of the grid fire together. Unlike Netty's
+ * {@code HashedWheelTimer}, which ticks for as long as it runs, the thread parks while it
+ * holds no live timer and is woken by the next one armed: an engine that holds no lease
+ * and runs no round costs no wake-ups.
+ * <p>
+ * Only the wheel's thread touches the buckets and {@link #live}; other threads hand it
+ * timers and cancellations through two lock-free queues. A timer's state moves once, from
+ * armed to either expired or cancelled, by CAS: a timer fires at most once, and never
+ * after a cancel that returned true.
  */
-final class Deadlines implements AutoCloseable {
+final class Deadlines implements Timer, AutoCloseable {
 
-	/** Resolution of a deadline: it fires between its time and one tick later. */
+	private static final System.Logger log = System.getLogger(Deadlines.class.getName());
+
+	/** The rounds' resolution: a deadline fires between its time and one tick later. */
 	static final long TICK_MILLIS = 5;
 
-	private final HashedWheelTimer wheel;
+	private static final int ARMED = 0;
 
-	Deadlines(String threadName, UnaryOperator<Thread> register) {
-		this.wheel = new HashedWheelTimer((runnable) -> {
-			Thread thread = new Thread(runnable, threadName);
-			thread.setDaemon(true);
-			return register.apply(thread);
-		}, TICK_MILLIS, TimeUnit.MILLISECONDS, 256);
-		this.wheel.start();
+	private static final int CANCELLED = 1;
+
+	private static final int EXPIRED = 2;
+
+	private static final int WHEEL = 256;
+
+	private static final AtomicIntegerFieldUpdater<Entry> STATE = AtomicIntegerFieldUpdater.newUpdater(Entry.class,
+			"state");
+
+	private final long tickNanos;
+
+	private final Thread worker;
+
+	/** The first entry of each bucket's doubly-linked list; the wheel's thread only. */
+	private final Entry[] buckets = new Entry[WHEEL];
+
+	private final Queue<Entry> added = new ConcurrentLinkedQueue<>();
+
+	private final Queue<Entry> cancelled = new ConcurrentLinkedQueue<>();
+
+	/** Timers in the buckets; the wheel's thread only. */
+	private int live;
+
+	/** The tick to expire next; the wheel's thread only. */
+	private long current;
+
+	/**
+	 * Whether the wheel's thread is parked, or about to park, for want of timers. Set by
+	 * that thread before it checks the queues a last time; read by an arming thread after
+	 * its enqueue: one of the two sees the other's write, so no timer is left unfired.
+	 */
+	private volatile boolean idle;
+
+	private volatile boolean closed;
+
+	/**
+	 * @param threadName the thread's name
+	 * @param tickMillis the resolution
+	 * @param register registers the thread as an engine thread
+	 */
+	Deadlines(String threadName, long tickMillis, UnaryOperator<Thread> register) {
+		this.tickNanos = TimeUnit.MILLISECONDS.toNanos(tickMillis);
+		Thread thread = new Thread(this::work, threadName);
+		thread.setDaemon(true);
+		this.worker = register.apply(thread);
+		this.worker.start();
 	}
 
 	/**
 	 * Run {@code task} on the wheel's thread after {@code delayNanos}, unless cancelled
 	 * first; the task must not block.
+	 * @throws IllegalStateException once closed
 	 */
 	Timeout after(long delayNanos, TimerTask task) {
-		return this.wheel.newTimeout(task, delayNanos, TimeUnit.NANOSECONDS);
+		if (this.closed) {
+			throw new IllegalStateException("the engine's timers are closed");
+		}
+		Entry entry = new Entry(task, System.nanoTime() + Math.max(0, delayNanos));
+		this.added.add(entry);
+		if (this.idle) {
+			LockSupport.unpark(this.worker);
+		}
+		return entry;
 	}
 
 	@Override
+	public Timeout newTimeout(TimerTask task, long delay, TimeUnit unit) {
+		return after(unit.toNanos(delay), task);
+	}
+
+	/** The resolution, in nanoseconds. */
+	long tickNanos() {
+		return this.tickNanos;
+	}
+
+	@Override
+	public Set<Timeout> stop() {
+		close();
+		return Collections.emptySet();
+	}
+
+	/** Stop the thread; pending timers are dropped. */
+	@Override
 	public void close() {
-		this.wheel.stop();
+		this.closed = true;
+		LockSupport.unpark(this.worker);
+	}
+
+	private void work() {
+		this.current = Math.floorDiv(System.nanoTime(), this.tickNanos);
+		while (!this.closed) {
+			transfer();
+			if (this.live == 0) {
+				park();
+				// nothing in the buckets: start again from now
+				this.current = Math.floorDiv(System.nanoTime(), this.tickNanos);
+				continue;
+			}
+			long wait = this.current * this.tickNanos - System.nanoTime();
+			if (wait > 0) {
+				LockSupport.parkNanos(this, wait);
+				continue; // woken early (close, spurious): look again
+			}
+			expire(this.current);
+			this.current++;
+		}
+	}
+
+	/** Park until a timer is armed or the wheel closes. */
+	private void park() {
+		this.idle = true;
+		if (this.added.isEmpty() && this.cancelled.isEmpty() && !this.closed) {
+			LockSupport.park(this);
+		}
+		this.idle = false;
+	}
+
+	/** Move armed timers into their buckets and unlink cancelled ones. */
+	private void transfer() {
+		for (Entry entry = this.cancelled.poll(); entry != null; entry = this.cancelled.poll()) {
+			if (entry.linked) {
+				unlink(entry);
+			}
+		}
+		for (Entry entry = this.added.poll(); entry != null; entry = this.added.poll()) {
+			if (entry.state != ARMED) {
+				continue;
+			}
+			// the first tick at or after the deadline, and none already passed
+			entry.tick = Math.max(-Math.floorDiv(-entry.deadline, this.tickNanos), this.current);
+			int index = (int) (entry.tick & (WHEEL - 1));
+			Entry head = this.buckets[index];
+			entry.next = head;
+			if (head != null) {
+				head.prev = entry;
+			}
+			this.buckets[index] = entry;
+			entry.linked = true;
+			this.live++;
+		}
+	}
+
+	/** Fire the timers of {@code tick} and of any tick before it in the same bucket. */
+	private void expire(long tick) {
+		int index = (int) (tick & (WHEEL - 1));
+		Entry entry = this.buckets[index];
+		while (entry != null) {
+			Entry next = entry.next;
+			if (entry.tick <= tick) {
+				unlink(entry);
+				if (STATE.compareAndSet(entry, ARMED, EXPIRED)) {
+					try {
+						entry.task.run(entry);
+					}
+					catch (Throwable ex) {
+						log.log(Level.WARNING, "a timer task failed", ex);
+					}
+				}
+			}
+			entry = next;
+		}
+	}
+
+	private void unlink(Entry entry) {
+		int index = (int) (entry.tick & (WHEEL - 1));
+		if (entry.prev != null) {
+			entry.prev.next = entry.next;
+		}
+		else {
+			this.buckets[index] = entry.next;
+		}
+		if (entry.next != null) {
+			entry.next.prev = entry.prev;
+		}
+		entry.prev = null;
+		entry.next = null;
+		entry.linked = false;
+		this.live--;
+	}
+
+	/** One timer: armed, then expired or cancelled, once. */
+	private final class Entry implements Timeout {
+
+		private final TimerTask task;
+
+		private final long deadline;
+
+		private volatile int state = ARMED;
+
+		// the wheel's thread only
+
+		private long tick;
+
+		private Entry prev;
+
+		private Entry next;
+
+		private boolean linked;
+
+		Entry(TimerTask task, long deadline) {
+			this.task = task;
+			this.deadline = deadline;
+		}
+
+		@Override
+		public Timer timer() {
+			return Deadlines.this;
+		}
+
+		@Override
+		public TimerTask task() {
+			return this.task;
+		}
+
+		@Override
+		public boolean isExpired() {
+			return this.state == EXPIRED;
+		}
+
+		@Override
+		public boolean isCancelled() {
+			return this.state == CANCELLED;
+		}
+
+		@Override
+		public boolean cancel() {
+			if (!STATE.compareAndSet(this, ARMED, CANCELLED)) {
+				return false;
+			}
+			// unlinked by the wheel's thread, so that a cancelled timer is not kept
+			// until its tick; one still in the added queue is skipped there
+			Deadlines.this.cancelled.add(this);
+			return true;
+		}
+
 	}
 
 }

@@ -12,14 +12,21 @@ import io.netty.util.TimerTask;
 import io.quorumlock.redis.node.Timers;
 
 /**
- * {@link Timers} on one daemon scheduler thread and a timing wheel ({@link Deadlines}),
- * both registered as engine threads so that callers' code never runs on them.
+ * {@link Timers} on one daemon scheduler thread and two timing wheels
+ * ({@link Deadlines}): a fine one for the rounds' deadlines and a coarse one, on the
+ * watchdog's grid, for the timers of held leases; all registered as engine threads so
+ * that callers' code never runs on them. Each wheel parks while it holds no timer, and
+ * the coarse one ticks {@link LeaseWatchdog#GRID_MILLIS} apart while leases are held, so
+ * an engine holding leases between renewals wakes a few times a second, not every fine
+ * tick.
  */
 final class EngineTimers implements Timers, AutoCloseable {
 
 	private final ScheduledThreadPoolExecutor scheduler;
 
 	private final Deadlines deadlines;
+
+	private final Deadlines watchdog;
 
 	private final LongSupplier clock;
 
@@ -37,7 +44,8 @@ final class EngineTimers implements Timers, AutoCloseable {
 			return threads.register(thread);
 		});
 		this.scheduler.setRemoveOnCancelPolicy(true);
-		this.deadlines = new Deadlines("quorumlock-deadlines", threads::register);
+		this.deadlines = new Deadlines("quorumlock-deadlines", Deadlines.TICK_MILLIS, threads::register);
+		this.watchdog = new Deadlines("quorumlock-watchdog", LeaseWatchdog.GRID_MILLIS, threads::register);
 	}
 
 	@Override
@@ -88,16 +96,22 @@ final class EngineTimers implements Timers, AutoCloseable {
 		return this.deadlines.after(delayNanos, task);
 	}
 
+	@Override
+	public Timeout coarse(long delayNanos, TimerTask task) {
+		return this.watchdog.after(delayNanos, task);
+	}
+
 	/** The scheduler, for the nodes' background work and for tests. */
 	ScheduledThreadPoolExecutor scheduler() {
 		return this.scheduler;
 	}
 
-	/** Stop both threads; pending tasks are dropped. */
+	/** Stop the threads; pending tasks are dropped. */
 	@Override
 	public void close() {
 		this.scheduler.shutdownNow();
 		this.deadlines.close();
+		this.watchdog.close();
 	}
 
 	/** Wait for the scheduler thread to end, as far as the timeout allows. */

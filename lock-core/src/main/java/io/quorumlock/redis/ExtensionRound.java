@@ -89,16 +89,67 @@ final class ExtensionRound {
 			for (CompletableFuture<?> round : rounds) {
 				Round.Tally tally = (Round.Tally) round.join();
 				if (!tally.reached()) {
-					// a quorum that answered no means the lease is gone; silence may pass
-					return new Outcome(0, what + " extended " + tally.figures() + Voters.failures(tally),
-							tally.nodes() - tally.no() >= tally.quorum());
+					return missed(tally, what);
 				}
 			}
-			long until = validUntil(start, leaseLength);
-			if (Validity.remaining(until, now) <= 0) {
-				return new Outcome(0, what + " took longer than the lease", false);
+			return extended(start, leaseLength, now, what);
+		});
+	}
+
+	/** A key's round short of its quorum. */
+	private static Outcome missed(Round.Tally tally, String what) {
+		// a quorum that answered no means the lease is gone; silence may pass
+		return new Outcome(0, what + " extended " + tally.figures() + Voters.failures(tally),
+				tally.nodes() - tally.no() >= tally.quorum());
+	}
+
+	/** Every key reached its quorum: the validity from {@code start}, if not spent. */
+	private Outcome extended(long start, Duration leaseLength, long now, String what) {
+		long until = validUntil(start, leaseLength);
+		if (Validity.remaining(until, now) <= 0) {
+			return new Outcome(0, what + " took longer than the lease", false);
+		}
+		return new Outcome(until, null, false);
+	}
+
+	/**
+	 * Whether a lease's renewal may go with others' in one round ({@link #renewAll}): it
+	 * has one key, exclusive, on voters that renew many keys together.
+	 */
+	boolean renewsTogether(RedisLease lease) {
+		ResolvedRequest request = lease.request();
+		return request.redisKeys().size() == 1 && !request.isShared() && this.voters.renewsMany();
+	}
+
+	/**
+	 * The watchdog's renewal of {@code count} leases that {@link #renewsTogether}, in one
+	 * round ({@link Voters#renewMany}) started at {@code start}: each lease's outcome is
+	 * what {@link #renew} would give it.
+	 */
+	CompletableFuture<Outcome[]> renewAll(RedisLease[] leases, int count, long start) {
+		String[] keys = new String[count];
+		String[] args = new String[2 * count];
+		Duration length = null;
+		String millis = null;
+		for (int i = 0; i < count; i++) {
+			RedisLease lease = leases[i];
+			keys[i] = lease.request().redisKeys().get(0);
+			args[2 * i] = lease.token(0);
+			if (!lease.request().lease().equals(length)) {
+				// most leases of a batch have the same length: one string for them
+				length = lease.request().lease();
+				millis = Long.toString(length.toMillis());
 			}
-			return new Outcome(until, null, false);
+			args[2 * i + 1] = millis;
+		}
+		return this.voters.renewMany(keys, args).thenApply((tallies) -> {
+			long now = this.timers.nanoTime();
+			Outcome[] outcomes = new Outcome[count];
+			for (int i = 0; i < count; i++) {
+				outcomes[i] = tallies[i].reached() ? extended(start, leases[i].request().lease(), now, "renewal")
+						: missed(tallies[i], "renewal");
+			}
+			return outcomes;
 		});
 	}
 

@@ -1,19 +1,55 @@
 package io.quorumlock.redis;
 
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.netty.util.Timeout;
+import io.quorumlock.redis.node.RenewalBatch;
 import io.quorumlock.redis.node.Timers;
 
 /**
- * Keeps each live lease honest: one timer per lease on the engine's timing wheel, whose
- * tick runs on the engine's one scheduler thread (no thread per lease). A renewing lease
- * is extended on every node with a compare-and-pexpire every lease/3; a lease that does
- * not renew (or has reached {@code holdAtMost}) is checked when it runs out. A renewal
- * counts only if a quorum extended every key and the lease was still valid when the round
- * began; the new validity is measured from that start, net of drift. A round that misses
- * the quorum for lack of answers is tried again after a jittered retry delay while
- * another round fits in the validity left; a quorum that answered no (the lease is gone
- * there) or a validity spent marks the lease lost at once.
+ * Keeps each live lease honest: one timer per lease on one of the engine's timing wheels,
+ * whose tick runs on the engine's one scheduler thread (no thread per lease). A renewing
+ * lease is extended on every node with a compare-and-pexpire every lease/3; a lease that
+ * does not renew (or has reached {@code holdAtMost}) is checked when it runs out. A
+ * renewal counts only if a quorum extended every key and the lease was still valid when
+ * the round began; the new validity is measured from that start, net of drift. A round
+ * that misses the quorum for lack of answers is tried again after a jittered retry delay
+ * while another round fits in the validity left; a quorum that answered no (the lease is
+ * gone there) or a validity spent marks the lease lost at once.
+ * <p>
+ * A timer is armed on a grid of the clock, at the step at or before its time: the longest
+ * step of {@link #STEPS_MILLIS} that is at most 1/32 of the wait, none below 160 ms. A
+ * renewal is then never later than lease/3, at most 1/32 of its wait earlier, and the
+ * renewals due within one step fire together, so that they go to the nodes in one round;
+ * the steps divide one another, so leases of different lengths meet on the coarser
+ * points. A timer of {@link #GRID_MILLIS} steps (3.2 s ahead or more: the renewal of a
+ * lease of 9.6 s or more, a far expiry check) goes on the coarse timer
+ * ({@link Timers#coarse}), which ticks on those steps, so the engine wakes once a step
+ * while it holds such leases; the others on the fine timer. An expiry check found early
+ * arms again for the rest of the validity, on a finer step, down to its time.
+ * <p>
+ * The timers that fire together are ticked by one scheduler task, and the renewals of
+ * single-key exclusive leases among them go in one round per
+ * {@link RenewalBatch#MAX_KEYS} leases ({@link RenewalRound}: one script call per node,
+ * one deadline, each key still counted against its own quorum); the others, and every
+ * retry, run a round per lease.
  */
 final class LeaseWatchdog {
+
+	/** The longest step of the grid, and the coarse timer's tick. */
+	static final long GRID_MILLIS = 100;
+
+	/** The grid's steps, longest first; each divides those before it. */
+	static final long[] STEPS_MILLIS = { GRID_MILLIS, 20, 10, 5 };
+
+	/** A timer goes on a step at most this share of its wait: at most 1/32 early. */
+	private static final long STEPS_PER_WAIT = 32;
+
+	private static final long GRID_NANOS = TimeUnit.MILLISECONDS.toNanos(GRID_MILLIS);
 
 	private final Timers timers;
 
@@ -24,6 +60,18 @@ final class LeaseWatchdog {
 	private final Listeners listener;
 
 	private final ExtensionRound rounds;
+
+	/** Leases whose timer fired, for the scheduler to tick, in order. */
+	private final Queue<RedisLease> due = new ConcurrentLinkedQueue<>();
+
+	/**
+	 * Leases in {@link #due} not yet taken by {@link #tickDue}. Each is queued before it
+	 * is counted, and only the one {@link #tickDue} in progress polls, taking no more
+	 * than it counted, so a poll never finds the queue empty. The lease that raises it
+	 * from 0 posts the task, which runs until it brings it back to 0: one task runs at a
+	 * time, and none is missing while a lease waits.
+	 */
+	private final AtomicInteger dueCount = new AtomicInteger();
 
 	LeaseWatchdog(Voters voters, Timers timers, Validity validity, Losses losses, Listeners listener) {
 		this.rounds = new ExtensionRound(voters, timers, validity);
@@ -44,15 +92,92 @@ final class LeaseWatchdog {
 		}
 		long now = this.timers.nanoTime();
 		long at = renews(lease, now) ? nextRenewal(lease) : lease.validUntil();
-		// Armed on every grant and cancelled on almost every release, so on the timing
+		// Armed on every grant and cancelled on almost every release, so on a timing
 		// wheel (a lock-free enqueue and a CAS) rather than the scheduler's locked heap,
 		// which the I/O thread completing the grant would contend for with every
 		// releasing caller. The tick itself runs on the scheduler, off the wheel.
-		lease.watchdog(
-				this.timers.after(Math.max(0, at - now), (timeout) -> this.timers.runOnScheduler(() -> tick(lease))));
+		long step = step(at - now);
+		long when = (step > 0) ? at - Math.floorMod(at, step) : at;
+		Timeout timer = (step == GRID_NANOS) ? this.timers.coarse(when - now, (timeout) -> fired(lease))
+				: this.timers.after(Math.max(0, when - now), (timeout) -> fired(lease));
+		lease.watchdog(timer);
 		if (lease.isReleased()) {
 			lease.cancelWatchdog(); // released while we scheduled
 		}
+	}
+
+	/** The grid step for a timer {@code wait} ahead, in nanoseconds; 0 for none. */
+	static long step(long wait) {
+		for (long millis : STEPS_MILLIS) {
+			long step = TimeUnit.MILLISECONDS.toNanos(millis);
+			if (wait >= STEPS_PER_WAIT * step) {
+				return step;
+			}
+		}
+		return 0;
+	}
+
+	/** A lease's timer fired: queue it for the scheduler, with those of the same tick. */
+	private void fired(RedisLease lease) {
+		this.due.add(lease);
+		if (this.dueCount.getAndIncrement() == 0) {
+			this.timers.runOnScheduler(this::tickDue);
+		}
+	}
+
+	/**
+	 * Tick every lease whose timer fired, on the scheduler: an expiry check, or a
+	 * renewal; the renewals of single keys go together, {@link RenewalBatch#MAX_KEYS} to
+	 * a round ({@link ExtensionRound#renewAll}), measured from when the first of them was
+	 * found still valid, which the others were too (a lease checked later was valid
+	 * earlier).
+	 */
+	private void tickDue() {
+		RedisLease[] together = null;
+		int count = 0;
+		long start = 0;
+		int taken = this.dueCount.get();
+		while (taken > 0) {
+			for (int i = 0; i < taken; i++) {
+				RedisLease lease = this.due.poll(); // never null: see #dueCount
+				try {
+					long now = this.timers.nanoTime();
+					if (settled(lease, now)) {
+						continue;
+					}
+					if (!renews(lease, now)) {
+						scheduleNext(lease);
+					}
+					else if (!this.rounds.renewsTogether(lease)) {
+						renew(lease, now);
+					}
+					else {
+						if (count == 0) {
+							together = new RedisLease[Math.min(RenewalBatch.MAX_KEYS, taken - i)];
+							start = now;
+						}
+						together[count++] = lease;
+						if (count == together.length) {
+							renewAll(together, count, start);
+							count = 0;
+						}
+					}
+				}
+				catch (RuntimeException ex) {
+					fail(lease, ex);
+				}
+			}
+			if (count > 0) {
+				renewAll(together, count, start);
+				count = 0;
+			}
+			taken = this.dueCount.addAndGet(-taken);
+		}
+	}
+
+	/** An unexpected failure: the lease is not left unwatched in silence. */
+	private void fail(RedisLease lease, RuntimeException ex) {
+		this.losses.lose(lease, "its renewal failed: " + ex);
 	}
 
 	/**
@@ -79,18 +204,6 @@ final class LeaseWatchdog {
 	private boolean renews(RedisLease lease, long now) {
 		ResolvedRequest request = lease.request();
 		return request.renew() && (request.holdAtMost().isEmpty() || now - lease.renewUntil() < 0);
-	}
-
-	private void tick(RedisLease lease) {
-		long now = this.timers.nanoTime();
-		if (settled(lease, now)) {
-			return;
-		}
-		if (!renews(lease, now)) {
-			scheduleNext(lease);
-			return;
-		}
-		renew(lease, now);
 	}
 
 	/**
@@ -138,17 +251,59 @@ final class LeaseWatchdog {
 	}
 
 	private void renew(RedisLease lease, long start) {
-		this.rounds.renew(lease, start).thenAccept((outcome) -> {
-			if (!outcome.extended()) {
-				if (!outcome.mayRetry() || !retry(lease)) {
-					this.losses.lose(lease, outcome.failure());
-				}
-				return;
+		this.rounds.renew(lease, start).thenAccept((outcome) -> renewed(lease, outcome));
+	}
+
+	private void renewAll(RedisLease[] leases, int count, long start) {
+		CompletableFuture<ExtensionRound.Outcome[]> outcomes;
+		try {
+			outcomes = this.rounds.renewAll(leases, count, start);
+		}
+		catch (RuntimeException ex) {
+			for (int i = 0; i < count; i++) {
+				fail(leases[i], ex);
 			}
-			lease.extendTo(outcome.validUntil());
+			return;
+		}
+		outcomes.thenAccept((each) -> {
+			// the listeners hear of the batch's renewals in one task
+			RedisLease[] renewed = new RedisLease[count];
+			int told = 0;
+			for (int i = 0; i < count; i++) {
+				try {
+					if (extended(leases[i], each[i])) {
+						renewed[told++] = leases[i];
+						scheduleNext(leases[i]);
+					}
+				}
+				catch (RuntimeException ex) {
+					fail(leases[i], ex);
+				}
+			}
+			this.listener.onRenewed(renewed, told);
+		});
+	}
+
+	private void renewed(RedisLease lease, ExtensionRound.Outcome outcome) {
+		if (extended(lease, outcome)) {
 			this.listener.onRenewed(lease.request().request(), lease);
 			scheduleNext(lease);
-		});
+		}
+	}
+
+	/**
+	 * Take a round's outcome: the new validity, else a retry or the loss.
+	 * @return whether the lease was extended
+	 */
+	private boolean extended(RedisLease lease, ExtensionRound.Outcome outcome) {
+		if (!outcome.extended()) {
+			if (!outcome.mayRetry() || !retry(lease)) {
+				this.losses.lose(lease, outcome.failure());
+			}
+			return false;
+		}
+		lease.extendTo(outcome.validUntil());
+		return true;
 	}
 
 	/** The extension round renewal runs, for {@link Extender} to run the same. */

@@ -75,7 +75,9 @@ final class Listeners implements LockListener, AutoCloseable {
 		if (this.executor != null) {
 			try {
 				this.executor.execute(() -> {
-					each(event, call);
+					if (call != null) {
+						each(event, call);
+					}
 					if (then != null) {
 						then.run();
 					}
@@ -131,6 +133,23 @@ final class Listeners implements LockListener, AutoCloseable {
 	@Override
 	public void onRenewed(LockRequest request, Lease lease) {
 		dispatch("onRenewed", (l) -> l.onRenewed(request, lease), null);
+	}
+
+	/**
+	 * Tell of the first {@code count} renewals of {@code leases}, in order, as one task
+	 * on the listener thread (one slot of its queue) rather than one per renewal; the
+	 * array must not change afterwards.
+	 */
+	void onRenewed(RedisLease[] leases, int count) {
+		if (this.executor == null || count == 0) {
+			return;
+		}
+		dispatch("onRenewed", null, () -> {
+			for (int i = 0; i < count; i++) {
+				RedisLease lease = leases[i];
+				each("onRenewed", (l) -> l.onRenewed(lease.request().request(), lease));
+			}
+		});
 	}
 
 	@Override

@@ -198,6 +198,22 @@ final class RedisVoters implements Voters {
 	}
 
 	/**
+	 * Where every node batches renewals: with neither sync-replicas nor a Redis Cluster,
+	 * and no node listed twice.
+	 */
+	@Override
+	public boolean renewsMany() {
+		return this.renewals.size() == this.nodes.size();
+	}
+
+	/** One {@link RenewalRound}: a call per node for all the keys. */
+	@Override
+	public CompletableFuture<Round.Tally[]> renewMany(String[] keys, String[] args) {
+		return RenewalRound.run(this.nodes, this.quorum, this.heldBack, keys, args, this.nodeTimeoutNanos, this.timers,
+				this.onNodeError);
+	}
+
+	/**
 	 * Where a renewal batch is flushed: on the timing wheel's next tick (at most
 	 * {@link Deadlines#TICK_MILLIS} ms away), not at the tail of the scheduler's queue,
 	 * which may be long (a burst of grants or retries): the wait comes off the leases'

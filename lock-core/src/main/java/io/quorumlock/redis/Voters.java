@@ -57,6 +57,27 @@ interface Voters {
 	}
 
 	/**
+	 * Whether {@link #renewMany} is there: renewals of single keys sent together, one
+	 * call per node for all of them.
+	 */
+	default boolean renewsMany() {
+		return false;
+	}
+
+	/**
+	 * The watchdog's renewal of single-key leases together: for each key, what
+	 * {@link #renew} would count, in one round for all of them.
+	 * @param keys the lock keys, at most
+	 * {@link io.quorumlock.redis.node.RenewalBatch#MAX_KEYS}
+	 * @param args per key, its token then its lease in milliseconds
+	 * @return completes, never exceptionally, with each key's tally, in order
+	 * @throws UnsupportedOperationException unless {@link #renewsMany()}
+	 */
+	default CompletableFuture<Round.Tally[]> renewMany(String[] keys, String[] args) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " renews one key per round");
+	}
+
+	/**
 	 * Whether releases hand a key straight to the next waiter queued for it
 	 * ({@link #queue}): one standalone master, without sync-replicas. False by default.
 	 */

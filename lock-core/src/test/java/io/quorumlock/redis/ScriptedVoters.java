@@ -156,6 +156,29 @@ final class ScriptedVoters implements Voters {
 		return (next != null) ? next : yes();
 	}
 
+	/** Whether {@link #renewMany} is offered; off, renewals go one key to a round. */
+	boolean renewsMany;
+
+	@Override
+	public boolean renewsMany() {
+		return this.renewsMany;
+	}
+
+	/** Recorded as one call naming every key; each key answers as an extend round. */
+	@Override
+	public CompletableFuture<Round.Tally[]> renewMany(String[] keys, String[] args) {
+		this.calls.add("renewMany " + String.join(" ", keys));
+		List<CompletableFuture<Round.Tally>> each = new ArrayList<>();
+		for (int i = 0; i < keys.length; i++) {
+			this.tokens.add("renew " + keys[i] + " " + args[2 * i]);
+			this.extendedTo.add(args[2 * i + 1]);
+			CompletableFuture<Round.Tally> next = this.extensions.poll();
+			each.add((next != null) ? next : yes());
+		}
+		return CompletableFuture.allOf(each.toArray(new CompletableFuture<?>[0]))
+			.thenApply((ok) -> each.stream().map(CompletableFuture::join).toArray(Round.Tally[]::new));
+	}
+
 	@Override
 	public CompletableFuture<Round.Tally> release(String key, String token, long leaseNanos) {
 		this.calls.add("release " + key);

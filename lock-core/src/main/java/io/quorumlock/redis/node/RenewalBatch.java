@@ -12,15 +12,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.lettuce.core.RedisCommandExecutionException;
 
 /**
- * The renewals due on one node, sent together: each {@link #extend} joins a queue and
- * gets its own answer, and the queue goes to the node as one {@link Script#EXTEND_MANY}
- * call per {@code maxKeys} keys, pipelined on the node's connection. The watchdog's ticks
- * of one wheel tick arrive as a burst of scheduler tasks; the first renewal of a burst
- * asks for a flush on the timing wheel's next tick (see {@code RedisVoters#onNextTick}:
- * never behind the scheduler's backlog), by when the burst has been queued, so a burst
- * costs one call, not one round trip per lease. A full chunk is sent at once by the
- * renewal that fills it, so no renewal waits behind more than {@code maxKeys - 1} others,
- * and none waits for a flush longer than a wheel tick.
+ * The renewals due on one node that the watchdog does not already send together in one
+ * round (those of leases with several keys, and retries), sent together: each
+ * {@link #extend} joins a queue and gets its own answer, and the queue goes to the node
+ * as one {@link Script#EXTEND_MANY} call per {@code maxKeys} keys, pipelined on the
+ * node's connection. The watchdog's ticks of one wheel tick arrive as a burst of
+ * scheduler tasks; the first renewal of a burst asks for a flush on the timing wheel's
+ * next tick (see {@code RedisVoters#onNextTick}: never behind the scheduler's backlog),
+ * by when the burst has been queued, so a burst costs one call, not one round trip per
+ * lease. A full chunk is sent at once by the renewal that fills it, so no renewal waits
+ * behind more than {@code maxKeys - 1} others, and none waits for a flush longer than a
+ * wheel tick.
  * <p>
  * Safety stays with the per-lease {@code Round}: each lease still runs its own round with
  * its own quorum, deadline, epoch and restart-guard check, and its validity is measured

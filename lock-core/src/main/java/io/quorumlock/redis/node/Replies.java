@@ -16,6 +16,14 @@ public final class Replies {
 	}
 
 	/**
+	 * The server's error reply to one element of a script's answer (the script caught it
+	 * with {@code redis.pcall}), as the error the same reply to a command would be.
+	 */
+	public static Throwable refused(String reply) {
+		return new RedisCommandExecutionException(reply);
+	}
+
+	/**
 	 * The failure inside any {@link CompletionException} or {@link ExecutionException}.
 	 */
 	public static Throwable unwrap(Throwable error) {

@@ -53,4 +53,14 @@ public interface Timers {
 	 */
 	Timeout after(long delayNanos, TimerTask task);
 
+	/**
+	 * {@link #after}, on a coarser timer for timers far ahead that many arm together (the
+	 * watchdog's, on its grid): its ticks fall on multiples of the grid of
+	 * {@link #nanoTime()}, so a delay that ends on the grid fires at that tick, not later
+	 * than {@link #after} would; by default {@link #after} itself.
+	 */
+	default Timeout coarse(long delayNanos, TimerTask task) {
+		return after(delayNanos, task);
+	}
+
 }

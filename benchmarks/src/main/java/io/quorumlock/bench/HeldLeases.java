@@ -24,8 +24,8 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
  * The scale scenario of many leases held at once: {@code HeldLeases candidate count
  * nodes leaseMs cycles}. Takes one lease held to the end (so that the client never holds
  * none, see {@code main}), warms up, takes {@code count} leases on distinct keys (256 in
- * flight) and holds them for {@code cycles} renewal periods (lease/3 each), then prints
- * one {@code [scale]} line:
+ * flight), holds them for one renewal period (lease/3) unmeasured and then for
+ * {@code cycles} renewal periods, the window, then prints one {@code [scale]} line:
  * <ul>
  * <li>heap per held lease: retained heap (after {@code System.gc()}) holding them, minus
  * before taking them, divided by the count;</li>
@@ -89,6 +89,11 @@ final class HeldLeases {
 			out.put("heapPerLeaseBytes", (double) (heapAfter - heapBefore) / held);
 
 			long windowMs = cycles * lease.toMillis() / 3;
+			// one renewal period unmeasured: every lease renewed once, so that the window
+			// measures renewal as it goes on, not the first run of a client's renewal
+			// code (its JIT compilation and class loading, which took most of the CPU of
+			// a first period at 1,000 and 10,000 leases)
+			Thread.sleep(lease.toMillis() / 3);
 			Sampler sampler = new Sampler(holder, lease.toMillis() / 6);
 			RedisStats.Snapshot redisBefore = stats.snapshot();
 			long renewedBefore = holder.renewed();

@@ -147,7 +147,10 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			// read before the round is sent: a hand-over heard on the same link later
 			// came from the server process that ran this round
 			this.attemptLink = this.parts.voters.handOverLink();
-			this.parts.voters.queue(key, token, this.leaseMillis, queueEntryMillis()).whenComplete(this);
+			this.parts.voters
+				.queue(key, token, this.leaseMillis, queueEntryMillis(),
+						this.parts.signals.ownChannel(LockKeys.channel(key)))
+				.whenComplete(this);
 			return;
 		}
 		this.parts.voters.acquire(key, token, this.leaseMillis).whenComplete(this);

@@ -79,7 +79,10 @@ final class Connections implements AutoCloseable {
 				listener::onNodeError);
 		this.nodes = list.stream().map((transport) -> new RedisNode(transport, context)).toList();
 		this.sameServer = (this.nodes.size() > 1) ? new SameServer(this.nodes) : null;
-		this.signals = new ReleaseSignals(this.nodes);
+		// where releases hand over, each engine hears its hand-overs on channels of its
+		// own
+		this.signals = new ReleaseSignals(this.nodes, RedisVoters.handsOver(this.nodes, settings.syncReplicas())
+				? ":" + ids(random).get().substring(0, 16) : null);
 		signalsRef[0] = this.signals;
 	}
 

@@ -111,7 +111,12 @@ final class RedisVoters implements Voters {
 			}
 		}
 		this.renewals = renewals;
-		this.handsOver = nodes.size() == 1 && syncReplicas == 0 && nodes.get(0).batchesRenewals();
+		this.handsOver = handsOver(nodes, syncReplicas);
+	}
+
+	/** See {@link #handsOver()}: one standalone master, without sync-replicas. */
+	static boolean handsOver(List<RedisNode> nodes, int syncReplicas) {
+		return nodes.size() == 1 && syncReplicas == 0 && nodes.get(0).batchesRenewals();
 	}
 
 	@Override
@@ -240,11 +245,13 @@ final class RedisVoters implements Voters {
 	}
 
 	@Override
-	public CompletableFuture<Round.Tally> queue(String key, String token, long leaseMillis, long entryMillis) {
+	public CompletableFuture<Round.Tally> queue(String key, String token, long leaseMillis, long entryMillis,
+			String channel) {
 		String[] keys = { key, LockKeys.queueKey(key) };
 		String lease = Long.toString(leaseMillis);
 		String entry = Long.toString(entryMillis);
-		return voting((node) -> node.eval(Script.QUEUE, keys, token, lease, entry), ONE, this.nodeTimeoutNanos);
+		return voting((node) -> node.eval(Script.QUEUE, keys, token, lease, entry, channel), ONE,
+				this.nodeTimeoutNanos);
 	}
 
 	@Override

@@ -12,12 +12,13 @@ import io.quorumlock.redis.node.Channels;
  * Wake-ups for waiters: a release publishes on the key's channel, and the one local
  * waiter polling that key (the owner of its {@link LocalGates gate}) retries at once.
  * Where a release hands the key to a queued waiter ({@link Voters#handsOver()}), it
- * publishes that waiter's token instead: the waiter it names hears it, and a queued
- * waiter of this process that it does not name sleeps on (the key is held again).
- * Subscriptions exist only while someone waits, so idle keys cost nothing, except that a
- * queued waiter's subscription stays for a short while after its grant ({@link #linger}),
- * for the next waiter of this process on the same key to take over ({@link #adopt}): a
- * key contended from several processes is then subscribed once, not once per turn.
+ * publishes that waiter's token instead, on the waiter's engine's own channel of the key
+ * ({@link #ownChannel}), which only that engine subscribes: the waiter it names hears it,
+ * and a queued waiter it does not name sleeps on (the key is held again). Subscriptions
+ * exist only while someone waits, so idle keys cost nothing, except that a queued
+ * waiter's subscription stays for a short while after its grant ({@link #linger}), for
+ * the next waiter of this process on the same key to take over ({@link #adopt}): a key
+ * contended from several processes is then subscribed once, not once per turn.
  */
 final class ReleaseSignals {
 
@@ -72,30 +73,68 @@ final class ReleaseSignals {
 
 	private static final int GONE = 2;
 
+	/**
+	 * Where releases hand over ({@link Voters#handsOver()}): the suffix of this engine's
+	 * own channel of each key, on which a release publishes a hand-over to a waiter of
+	 * this engine (and no other engine hears it); null elsewhere.
+	 */
+	private final String ownSuffix;
+
 	ReleaseSignals(List<? extends Channels> nodes) {
-		this.nodes = nodes;
+		this(nodes, null);
 	}
 
-	/** Subscribe on every node; completes when at least one subscription is confirmed. */
+	/**
+	 * @param ownSuffix the suffix of this engine's own channels where releases hand over
+	 * ({@link #ownChannel}), or null
+	 */
+	ReleaseSignals(List<? extends Channels> nodes, String ownSuffix) {
+		this.nodes = nodes;
+		this.ownSuffix = ownSuffix;
+	}
+
+	/**
+	 * This engine's own channel of a key's release channel, on which a release hands the
+	 * key to a queued waiter of this engine; subscribed with the key's channel.
+	 */
+	String ownChannel(String channel) {
+		return (this.ownSuffix != null) ? channel + this.ownSuffix : channel;
+	}
+
+	/**
+	 * The channels one wait subscribes on each node: the key's, and this engine's own.
+	 */
+	private String[] channels(String channel) {
+		return (this.ownSuffix != null) ? new String[] { channel, channel + this.ownSuffix } : new String[] { channel };
+	}
+
+	/**
+	 * Subscribe on every node (to the key's channel, and to this engine's own where
+	 * releases hand over); completes when at least one subscription is confirmed.
+	 */
 	CompletableFuture<Void> subscribe(String channel) {
 		CompletableFuture<Void> any = new CompletableFuture<>();
 		AtomicInteger failed = new AtomicInteger();
-		List<CompletableFuture<Void>> each = new ArrayList<>(this.nodes.size());
+		String[] channels = channels(channel);
+		int total = this.nodes.size() * channels.length;
+		List<CompletableFuture<Void>> each = new ArrayList<>(total);
 		CompletableFuture<Void> before = this.unsubscribing.get(channel);
 		for (Channels node : this.nodes) {
-			CompletableFuture<Void> subscribed = (before == null || before.isDone()) ? node.subscribe(channel)
-					: before.thenCompose((ok) -> node.subscribe(channel));
-			each.add(subscribed);
-			subscribed.whenComplete((ok, error) -> {
-				if (error == null) {
-					any.complete(null);
-				}
-				else {
-					if (failed.incrementAndGet() == this.nodes.size()) {
-						any.completeExceptionally(error);
+			for (String name : channels) {
+				CompletableFuture<Void> subscribed = (before == null || before.isDone()) ? node.subscribe(name)
+						: before.thenCompose((ok) -> node.subscribe(name));
+				each.add(subscribed);
+				subscribed.whenComplete((ok, error) -> {
+					if (error == null) {
+						any.complete(null);
 					}
-				}
-			});
+					else {
+						if (failed.incrementAndGet() == total) {
+							any.completeExceptionally(error);
+						}
+					}
+				});
+			}
 		}
 		this.subscriptions.put(channel, new Subscription(each));
 		return any;
@@ -217,13 +256,18 @@ final class ReleaseSignals {
 	private void unsubscribeEach(String channel, Subscription subscription, CompletableFuture<Void> done,
 			CompletableFuture<Void> previous, int nodes) {
 		List<CompletableFuture<Void>> each = (subscription != null) ? subscription.each : null;
-		CompletableFuture<?>[] answered = new CompletableFuture<?>[nodes + 1];
+		String[] channels = channels(channel);
+		CompletableFuture<?>[] answered = new CompletableFuture<?>[nodes * channels.length + 1];
 		for (int i = 0; i < nodes; i++) {
 			Channels node = this.nodes.get(i);
-			answered[i] = (each == null) ? node.unsubscribe(channel)
-					: each.get(i).handle((ok, error) -> null).thenCompose((ok) -> node.unsubscribe(channel));
+			for (int c = 0; c < channels.length; c++) {
+				String name = channels[c];
+				int at = i * channels.length + c;
+				answered[at] = (each == null) ? node.unsubscribe(name)
+						: each.get(at).handle((ok, error) -> null).thenCompose((ok) -> node.unsubscribe(name));
+			}
 		}
-		answered[nodes] = (previous != null) ? previous : CompletableFuture.completedFuture(null);
+		answered[answered.length - 1] = (previous != null) ? previous : CompletableFuture.completedFuture(null);
 		CompletableFuture.allOf(answered).whenComplete((ok, error) -> {
 			this.unsubscribing.remove(channel, done);
 			done.complete(null);
@@ -247,7 +291,9 @@ final class ReleaseSignals {
 
 	/** Called by the nodes' pub/sub listeners, on their I/O threads. */
 	void onMessage(String channel, String message) {
-		Wait wake = this.waiting.get(channel);
+		String suffix = this.ownSuffix;
+		Wait wake = this.waiting.get((suffix != null && channel.endsWith(suffix))
+				? channel.substring(0, channel.length() - suffix.length()) : channel);
 		if (wake != null && wake.wakes(message)) {
 			wake.complete(message);
 		}

@@ -91,8 +91,10 @@ interface Voters {
 	 * key to its token ({@link io.quorumlock.redis.node.Script#QUEUE}). Only where
 	 * {@link #handsOver()}.
 	 * @param entryMillis how long the entry lasts unless refreshed
+	 * @param channel where a release publishes the hand-over to this waiter
 	 */
-	default CompletableFuture<Round.Tally> queue(String key, String token, long leaseMillis, long entryMillis) {
+	default CompletableFuture<Round.Tally> queue(String key, String token, long leaseMillis, long entryMillis,
+			String channel) {
 		throw new UnsupportedOperationException("no hand-over here");
 	}
 

@@ -61,6 +61,26 @@ class ReleaseSignalsTests {
 	}
 
 	@Test
+	void whereReleasesHandOverAWaitAlsoHearsItsEnginesOwnChannelOfTheKey() {
+		FakeChannels node = new FakeChannels();
+		ReleaseSignals own = new ReleaseSignals(java.util.List.of(node), ":e1");
+		assertThat(own.ownChannel("c")).isEqualTo("c:e1");
+		own.subscribe("c");
+		assertThat(node.calls).containsExactly("subscribe c", "subscribe c:e1");
+		String waiter = "0123456789abcdef";
+		String mine = waiter + "000000000000000000000000";
+		CompletableFuture<String> wake = own.expect("c", waiter);
+		own.onMessage("c:e1", mine);
+		assertThat(wake).isCompletedWithValue(mine);
+		CompletableFuture<String> next = own.expect("c", waiter);
+		own.onMessage("c", "1");
+		assertThat(next).as("a release to nobody, on the key's channel").isCompletedWithValue("1");
+		own.unsubscribe("c");
+		assertThat(node.calls).containsExactly("subscribe c", "subscribe c:e1", "unsubscribe c", "unsubscribe c:e1");
+		assertThat(this.signals.ownChannel("c")).as("no own channels elsewhere").isEqualTo("c");
+	}
+
+	@Test
 	void aSubscribeAfterAnUnsubscribeIsSentOnlyOnceTheUnsubscribeIsAnswered() {
 		this.signals.subscribe("c");
 		this.parts.channels.forEach((node) -> node.confirmLater = true);

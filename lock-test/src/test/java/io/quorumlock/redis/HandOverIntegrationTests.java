@@ -207,7 +207,9 @@ class HandOverIntegrationTests {
 		String waiter = queue().keySet().iterator().next();
 		String[] fields = queue().get(waiter).split(" ");
 		String stale = waiter + "ffffffffffffffffffffffff";
-		redis.node(0).call("HSET", this.queueKey, waiter, fields[0] + " " + stale + " " + fields[2] + " " + fields[3]);
+		redis.node(0)
+			.call("HSET", this.queueKey, waiter,
+					fields[0] + " " + stale + " " + fields[2] + " " + fields[3] + " " + fields[4]);
 		first.release();
 		// the waiter releases the stale grant and takes the key with a round of its own
 		Lease lease = waiting.get(10, TimeUnit.SECONDS);

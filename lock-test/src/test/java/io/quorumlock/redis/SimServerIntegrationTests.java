@@ -150,7 +150,7 @@ class SimServerIntegrationTests {
 		String first = "1111111111111111000000000000000000000001";
 		String second = "2222222222222222000000000000000000000002";
 		eval(Compare.EXACT, Script.QUEUE, 2, q, queue, first, "5000", "1000");
-		eval(Compare.EXACT, Script.QUEUE, 2, q, queue, second, "5000", "1000");
+		eval(Compare.EXACT, Script.QUEUE, 2, q, queue, second, "5000", "1000", "ch:e2");
 		eval(Compare.EXACT, Script.QUEUE, 2, q, queue, "3333333333333333000000000000000000000003", "5000", "1000");
 		step(Compare.EXACT, "HLEN", queue);
 		step(Compare.TTL, "PTTL", queue);

@@ -72,7 +72,9 @@ public record Script(String name, String text, String sha1) {
 	 * Where the key is held shared, the round also marks the exclusive intent for as long
 	 * ({@link SharedScripts#INTENT}), so that no separate mark is sent. KEYS[1] lock key,
 	 * KEYS[2] its queue; ARGV[1] token, ARGV[2] lease in milliseconds, ARGV[3] how long
-	 * the entry lasts in milliseconds. Returns 1 if this token holds the key now, else 0.
+	 * the entry lasts in milliseconds, ARGV[4] (optional) the channel a hand-over to this
+	 * waiter is published on: its engine's own, which no other engine hears (else the
+	 * key's release channel). Returns 1 if this token holds the key now, else 0.
 	 */
 	public static final Script QUEUE = of("queue", """
 			local me = string.sub(ARGV[1], 1, 16)
@@ -92,15 +94,19 @@ public record Script(String name, String text, String sha1) {
 			if kind == 'hash' then
 				redis.call('hset', KEYS[1], 'w', expires)
 			end
-			local entry = redis.call('hget', KEYS[2], me)
+			local queued = redis.call('hget', KEYS[2], me)
 			local ticket
-			if entry then
-				ticket = string.match(entry, '^%d+')
+			if queued then
+				ticket = string.match(queued, '^%d+')
 			else
 				ticket = tostring(tonumber(redis.call('hget', KEYS[2], '#') or '0') + 1)
 				redis.call('hset', KEYS[2], '#', ticket)
 			end
-			redis.call('hset', KEYS[2], me, ticket .. ' ' .. ARGV[1] .. ' ' .. ARGV[2] .. ' ' .. expires)
+			local entry = ticket .. ' ' .. ARGV[1] .. ' ' .. ARGV[2] .. ' ' .. expires
+			if ARGV[4] then
+				entry = entry .. ' ' .. ARGV[4]
+			end
+			redis.call('hset', KEYS[2], me, entry)
 			redis.call('pexpire', KEYS[2], ARGV[3])
 			return 0
 			""");
@@ -109,11 +115,12 @@ public record Script(String name, String text, String sha1) {
 	 * Compare-and-delete on one standalone master with waiters queued ({@link #QUEUE}):
 	 * the releasing waiter's own entry goes first, then, if ARGV[1] holds the key, the
 	 * key is handed to the live entry with the lowest ticket (set to its token with its
-	 * lease, the entry removed, its token published) or, with nobody queued, deleted and
-	 * {@code 1} published, as {@link #RELEASE}. Entries past their time are removed on
-	 * the way. ARGV[1] is a token, or a waiter's 16-digit name when it gives up: then any
-	 * token of that waiter is released. KEYS[1] lock key, KEYS[2] its queue; ARGV[1]
-	 * token or waiter, ARGV[2] release channel. Returns 1 if it held the key, else 0.
+	 * lease, the entry removed, its token published on the entry's channel) or, with
+	 * nobody queued, deleted and {@code 1} published, as {@link #RELEASE}. Entries past
+	 * their time are removed on the way. ARGV[1] is a token, or a waiter's 16-digit name
+	 * when it gives up: then any token of that waiter is released. KEYS[1] lock key,
+	 * KEYS[2] its queue; ARGV[1] token or waiter, ARGV[2] release channel. Returns 1 if
+	 * it held the key, else 0.
 	 */
 	public static final Script RELEASE_HANDOFF = of("release-handoff", """
 			if #ARGV[1] ~= 40 then
@@ -127,21 +134,24 @@ public record Script(String name, String text, String sha1) {
 			if #entries > 0 then
 				local now = redis.call('time')
 				now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-				local next, first, token, lease
+				local next, first, token, lease, channel
 				for i = 1, #entries, 2 do
 					if entries[i] ~= '#' then
-						local t, k, l, e = string.match(entries[i + 1], '^(%d+) (%x+) (%d+) (%d+)$')
+						local t, k, l, e, c = string.match(entries[i + 1], '^(%d+) (%x+) (%d+) (%d+) ?(.*)$')
 						if not t or tonumber(e) < now then
 							redis.call('hdel', KEYS[2], entries[i])
 						elseif not first or tonumber(t) < first then
-							next, first, token, lease = entries[i], tonumber(t), k, l
+							next, first, token, lease, channel = entries[i], tonumber(t), k, l, c
 						end
 					end
 				end
 				if next then
 					redis.call('hdel', KEYS[2], next)
 					redis.call('set', KEYS[1], token, 'PX', lease)
-					redis.call('publish', ARGV[2], token)
+					if channel == '' then
+						channel = ARGV[2]
+					end
+					redis.call('publish', channel, token)
 					return 1
 				end
 			end

@@ -160,7 +160,9 @@ class ReplicaSyncIntegrationTests {
 		RedisServer replica = redis.node(1);
 		attachReplica();
 		String key = "k" + UUID.randomUUID();
-		try (QuorumLockEngine locks = engine(1); Lease lease = locks.acquire(LockRequest.of(key))) {
+		// a wait: on a loaded machine the replica may miss one 100 ms WAIT
+		try (QuorumLockEngine locks = engine(1);
+				Lease lease = locks.acquire(LockRequest.of(key).waitAtMost(Duration.ofSeconds(5)))) {
 			// no wait here: WAIT already made sure the replica has it
 			assertThat(replica.exists("lock:{" + key + "}")).isTrue();
 			assertThat(lease.isValid()).isTrue();

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 
+import io.netty.util.Timeout;
 import io.quorumlock.LockException;
 import io.quorumlock.redis.node.Replies;
 
@@ -280,7 +281,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			String channel = LockKeys.channel(key);
 			CompletableFuture<Void> confirmed = this.parts.signals.subscribe(channel);
 			Future<?> timer = this.parts.timers.schedule(() -> confirmed.complete(null), this.parts.nodeTimeoutNanos);
-			attemptWhen(confirmed, timer, false);
+			attemptWhen(confirmed, () -> timer.cancel(false), false);
 			return;
 		}
 		retryLater(now, wake);
@@ -333,14 +334,26 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 
 	/**
 	 * Attempt again after a jittered back-off bounded by the deadline, or as soon as
-	 * {@code wake} (the key's release signal, if subscribed) fires.
+	 * {@code wake} (the key's release signal, if subscribed) fires. The back-off is a
+	 * timer of the engine's timing wheel, not of the scheduler: a wake-up cancels it
+	 * almost always, and arming and cancelling it there wakes no thread (a scheduler
+	 * timer woke the scheduler thread twice a turn under contention).
 	 */
 	private void retryLater(long now, CompletableFuture<String> wake) {
 		CompletableFuture<String> next = (wake != null) ? wake : new CompletableFuture<>();
 		long delay = Math.min(this.parts.timers.retryDelayNanos(), this.deadline - now);
-		Future<?> timer = this.parts.timers.schedule(() -> next.complete(null), Math.max(0, delay));
 		this.result.waitOn(next);
-		attemptWhen(next, timer, true);
+		Runnable cancel;
+		try {
+			Timeout timer = this.parts.timers.after(Math.max(0, delay), (timeout) -> next.complete(null));
+			cancel = timer::cancel;
+		}
+		catch (IllegalStateException ex) { // the engine closed: the attempt ends the wait
+			next.complete(null);
+			cancel = () -> {
+			};
+		}
+		attemptWhen(next, cancel, true);
 	}
 
 	/**
@@ -354,11 +367,11 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 		CompletableFuture<String> next = new CompletableFuture<>();
 		Future<?> timer = this.parts.timers.schedule(() -> next.complete(null), delay);
 		this.result.waitOn(next);
-		attemptWhen(next, timer, false);
+		attemptWhen(next, () -> timer.cancel(false), false);
 	}
 
 	/**
-	 * Attempt again once {@code signal} completes, cancelling {@code timer}: through the
+	 * Attempt again once {@code signal} completes, cancelling its timer: through the
 	 * scheduler, never on the thread that completes the signal (the pub/sub I/O thread
 	 * must not run the next round's work). Safety does not depend on it: the next round
 	 * has a token of its own, so even if it overtook the undo of the round before on a
@@ -367,9 +380,9 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	 * @param wake whether {@code signal} is a release signal, which the timer completes
 	 * with null when no message came
 	 */
-	private void attemptWhen(CompletableFuture<?> signal, Future<?> timer, boolean wake) {
+	private void attemptWhen(CompletableFuture<?> signal, Runnable cancelTimer, boolean wake) {
 		signal.whenComplete((message, error) -> {
-			timer.cancel(false);
+			cancelTimer.run();
 			if (wake && this.queued && message == null && error == null) {
 				this.heardNothing = true;
 			}

@@ -130,8 +130,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			// the key's subscription lingers from a queued waiter of this process before:
 			// contended lately, so straight into the queue, with no plain round first
 			this.subscribed = true;
-			this.queued = true;
-			this.waiter = this.parts.tokens.next().substring(0, ReleaseSignals.WAITER);
+			enterQueue();
 		}
 		String token = this.parts.tokens.next(); // fresh for every round
 		if (this.queued) {
@@ -176,6 +175,15 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 		String key = this.keys.get(0);
 		return this.keys.size() == 1 && waits() && this.parts.voters.handsOver()
 				&& LockKeys.permitBase(key).equals(key);
+	}
+
+	/**
+	 * From now on this acquisition's rounds are queued rounds, named by a random waiter
+	 * name of its own.
+	 */
+	private void enterQueue() {
+		this.queued = true;
+		this.waiter = this.parts.tokens.next().substring(0, ReleaseSignals.WAITER);
 	}
 
 	/** The attempt's round is decided (no callback object per attempt). */
@@ -275,8 +283,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			// missed.
 			this.subscribed = true;
 			if (queues()) {
-				this.queued = true;
-				this.waiter = this.parts.tokens.next().substring(0, ReleaseSignals.WAITER);
+				enterQueue();
 			}
 			String channel = LockKeys.channel(key);
 			CompletableFuture<Void> confirmed = this.parts.signals.subscribe(channel);

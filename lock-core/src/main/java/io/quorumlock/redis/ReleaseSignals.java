@@ -184,7 +184,7 @@ final class ReleaseSignals {
 					unsubscribeEach(channel, subscription, done, previous);
 				}
 				else { // taken over, or replaced: nothing to unsubscribe
-					unsubscribeEach(channel, null, done, previous, 0);
+					settle(channel, done, previous);
 				}
 			}, nanos);
 		}
@@ -244,21 +244,16 @@ final class ReleaseSignals {
 		unsubscribeEach(channel, subscription, done, previous);
 	}
 
-	private void unsubscribeEach(String channel, Subscription subscription, CompletableFuture<Void> done,
-			CompletableFuture<Void> previous) {
-		unsubscribeEach(channel, subscription, done, previous, this.nodes.size());
-	}
-
 	/**
-	 * UNSUBSCRIBE on the first {@code nodes} nodes (on each once its SUBSCRIBE is done),
-	 * then complete {@code done}, after {@code previous} if any, and drop its mark.
+	 * UNSUBSCRIBE on every node (on each once its SUBSCRIBE is done), then
+	 * {@link #settle}.
 	 */
 	private void unsubscribeEach(String channel, Subscription subscription, CompletableFuture<Void> done,
-			CompletableFuture<Void> previous, int nodes) {
+			CompletableFuture<Void> previous) {
 		List<CompletableFuture<Void>> each = (subscription != null) ? subscription.each : null;
 		String[] channels = channels(channel);
-		CompletableFuture<?>[] answered = new CompletableFuture<?>[nodes * channels.length + 1];
-		for (int i = 0; i < nodes; i++) {
+		CompletableFuture<?>[] answered = new CompletableFuture<?>[this.nodes.size() * channels.length];
+		for (int i = 0; i < this.nodes.size(); i++) {
 			Channels node = this.nodes.get(i);
 			for (int c = 0; c < channels.length; c++) {
 				String name = channels[c];
@@ -267,8 +262,17 @@ final class ReleaseSignals {
 						: each.get(at).handle((ok, error) -> null).thenCompose((ok) -> node.unsubscribe(name));
 			}
 		}
-		answered[answered.length - 1] = (previous != null) ? previous : CompletableFuture.completedFuture(null);
-		CompletableFuture.allOf(answered).whenComplete((ok, error) -> {
+		settle(channel, done, previous, answered);
+	}
+
+	/**
+	 * Complete {@code done} and drop its mark once {@code previous} (if any) and every
+	 * one of {@code answered} are done.
+	 */
+	private void settle(String channel, CompletableFuture<Void> done, CompletableFuture<Void> previous,
+			CompletableFuture<?>... answered) {
+		CompletableFuture<?> all = CompletableFuture.allOf(answered);
+		((previous != null) ? all.thenCombine(previous, (a, b) -> null) : all).whenComplete((ok, error) -> {
 			this.unsubscribing.remove(channel, done);
 			done.complete(null);
 		});

@@ -67,7 +67,8 @@ class StatusIntegrationTests {
 						assertThat(held.holdCount()).isEqualTo(2);
 					});
 				}
-				// a grant returns on a quorum: the last node's answer may still be on its way
+				// a grant returns on a quorum: the last node's answer may still be on its
+				// way
 				await().atMost(Duration.ofSeconds(5))
 					.untilAsserted(() -> assertThat(locks.nodes())
 						.allSatisfy((node) -> assertThat(node.lastLatency()).isPositive()));
@@ -100,7 +101,8 @@ class StatusIntegrationTests {
 				assertThat(node.since()).isNotNull();
 			});
 			locks.acquire(LockRequest.of("k" + UUID.randomUUID())).release();
-			// a grant returns on a quorum: the last node's answers may still be on their way
+			// a grant returns on a quorum: the last node's answers may still be on their
+			// way
 			await().atMost(Duration.ofSeconds(5))
 				.untilAsserted(() -> assertThat(locks.nodes())
 					.allSatisfy((node) -> assertThat(node.answers().yes()).isPositive()));

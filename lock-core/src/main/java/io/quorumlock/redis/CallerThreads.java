@@ -4,7 +4,13 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import io.netty.util.concurrent.FastThreadLocalThread;
@@ -26,8 +32,50 @@ final class CallerThreads {
 	/** The engine's own threads, registered by their factories as they start. */
 	private final Set<Thread> engineThreads = ConcurrentHashMap.newKeySet();
 
+	/** Whether {@link #async} is the engine's own, to shut down when it closes. */
+	private final boolean ownsAsync;
+
 	CallerThreads(Executor async) {
+		this(async, false);
+	}
+
+	CallerThreads(Executor async, boolean ownsAsync) {
 		this.async = async;
+		this.ownsAsync = ownsAsync;
+	}
+
+	/**
+	 * Where callers' continuations run when the application names no executor: the common
+	 * pool where it has workers to spare, else (one or two cores, where the common pool's
+	 * parallelism is 1) a pool of this engine's own that keeps its threads for a while.
+	 * {@code CompletableFuture}'s default there is a new thread for every task, which an
+	 * engine handing out a future per acquisition and release would pay each time; the
+	 * pool below grows as that one would (a continuation that blocks never holds up
+	 * another) but reuses an idle thread. Its threads are callers' threads, not the
+	 * engine's: code may block there.
+	 * @param parallelism the common pool's parallelism
+	 * @return the common pool, or a new pool the engine shuts down when it closes
+	 */
+	static Executor defaultAsync(int parallelism) {
+		if (parallelism > 1) {
+			return ForkJoinPool.commonPool();
+		}
+		AtomicInteger count = new AtomicInteger();
+		return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), (task) -> {
+			Thread thread = new Thread(task, "quorumlock-async-" + count.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		});
+	}
+
+	/**
+	 * Stop the executor if it is one {@link #defaultAsync} made for this engine (never
+	 * the common pool, never an application's): what it was given still runs.
+	 */
+	void close() {
+		if (this.ownsAsync && this.async instanceof ExecutorService own && own != ForkJoinPool.commonPool()) {
+			own.shutdown();
+		}
 	}
 
 	/** Register one of the engine's own threads. */

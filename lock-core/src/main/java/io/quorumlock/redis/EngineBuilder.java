@@ -333,9 +333,11 @@ abstract sealed class EngineBuilder permits QuorumLockEngine.Builder {
 	/**
 	 * Where callers' continuations run when a future the engine hands out
 	 * ({@code acquireAsync}, {@code releaseAsync}, {@code fencingTokenAsync}) would
-	 * otherwise complete on a Redis I/O thread or an engine thread. Default:
-	 * {@code CompletableFuture}'s default async executor (the common pool). Code never
-	 * runs there when the future completes on a caller's thread.
+	 * otherwise complete on a Redis I/O thread or an engine thread. Default: the common
+	 * pool, or, where it has a single worker (one or two cores), a pool of the engine's
+	 * own whose idle threads are reused and end 30 s after their last task (where
+	 * {@code CompletableFuture} would start a thread per task). Code never runs there
+	 * when the future completes on a caller's thread.
 	 * @param asyncExecutor the executor
 	 * @return this builder
 	 */

@@ -4,6 +4,7 @@ import java.security.SecureRandom;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.time.Duration;
@@ -84,9 +85,10 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	 * and transports), or null for its own threads, a {@code SecureRandom} and Lettuce
 	 */
 	QuorumLockEngine(EngineSettings settings, EngineRuntime runtime) {
+		boolean ownAsync = runtime == null && settings.asyncExecutor() == null;
 		Executor async = (runtime != null) ? runtime.async() : (settings.asyncExecutor() != null)
-				? settings.asyncExecutor() : new CompletableFuture<Void>().defaultExecutor();
-		this.threads = new CallerThreads(async);
+				? settings.asyncExecutor() : CallerThreads.defaultAsync(ForkJoinPool.getCommonPoolParallelism());
+		this.threads = new CallerThreads(async, ownAsync);
 		this.listener = new Listeners(settings.listeners(), this.threads);
 		this.ownTimers = (runtime != null) ? null : new EngineTimers(this.threads, settings.nanoClock(),
 				settings.retryMin().toNanos(), settings.retryMax().toNanos());
@@ -272,6 +274,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 			interrupted = true;
 		}
 		this.connections.close();
+		this.threads.close();
 		if (interrupted) {
 			Thread.currentThread().interrupt();
 		}

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import io.quorumlock.redis.node.Timers;
 import io.quorumlock.redis.node.Channels;
@@ -50,6 +51,15 @@ final class ReleaseSignals {
 
 		/** Until when it lingers (nanoTime), once {@link #LINGERING}. */
 		volatile long lingerUntil;
+
+		/**
+		 * Whether a timer to end its lingering is armed. One at a time: a subscription
+		 * handed from waiter to waiter of a contended key lingers once a turn, and a
+		 * timer a turn would wake the scheduler a turn. The armed timer, when it fires,
+		 * arms again for what is left, or disarms if a wait uses the subscription (and
+		 * the next linger arms one).
+		 */
+		final AtomicBoolean timed = new AtomicBoolean();
 
 		Subscription(List<CompletableFuture<Void>> each) {
 			this.each = each;
@@ -161,7 +171,7 @@ final class ReleaseSignals {
 			return;
 		}
 		subscription.lingerUntil = timers.nanoTime() + nanos;
-		if (subscription.state.compareAndSet(USED, LINGERING)) {
+		if (subscription.state.compareAndSet(USED, LINGERING) && subscription.timed.compareAndSet(false, true)) {
 			endLingering(channel, subscription, nanos, timers);
 		}
 	}
@@ -171,8 +181,20 @@ final class ReleaseSignals {
 		try {
 			timers.schedule(() -> {
 				long left = subscription.lingerUntil - timers.nanoTime();
-				if (subscription.state.get() == LINGERING && left > 0) {
+				int state = subscription.state.get();
+				if (state == LINGERING && left > 0) {
 					endLingering(channel, subscription, left, timers); // lingered again
+					return;
+				}
+				if (state == USED && this.subscriptions.get(channel) == subscription) {
+					// a wait uses it: no timer until it lingers again, which arms one;
+					// a linger that came between the read above and the disarming
+					// found this timer armed, so it is armed again here for it
+					subscription.timed.set(false);
+					if (subscription.state.get() == LINGERING && subscription.timed.compareAndSet(false, true)) {
+						endLingering(channel, subscription, Math.max(0, subscription.lingerUntil - timers.nanoTime()),
+								timers);
+					}
 					return;
 				}
 				CompletableFuture<Void> done = new CompletableFuture<>();

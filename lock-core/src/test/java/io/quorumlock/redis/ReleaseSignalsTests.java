@@ -112,6 +112,43 @@ class ReleaseSignalsTests {
 	}
 
 	@Test
+	void aSubscriptionHandedFromTurnToTurnKeepsOneTimerToEndIt() {
+		ManualTimers timers = this.parts.timers;
+		this.signals.subscribe("c");
+		for (int turn = 0; turn < 9; turn++) {
+			// a contended key: each turn a wait of this process ends and the next takes
+			// over
+			this.signals.linger("c", 100, timers);
+			assertThat(this.signals.adopt("c")).isTrue();
+			timers.advance(10);
+		}
+		assertThat(timers.pending()).as("one timer, not one a turn").isOne();
+		timers.advance(10);
+		// the timer found it in use: disarmed, and armed again by the next linger
+		assertThat(this.signals.isSubscribed("c")).isTrue();
+		assertThat(timers.pending()).isZero();
+		this.signals.linger("c", 100, timers);
+		assertThat(timers.pending()).isOne();
+		timers.advance(99);
+		assertThat(this.signals.isSubscribed("c")).isTrue();
+		timers.advance(1);
+		assertThat(this.signals.subscribed()).isZero();
+		assertThat(this.parts.channels.get(0).calls).containsExactly("subscribe c", "unsubscribe c");
+	}
+
+	@Test
+	void aLingerWhileTheTimerFindsTheSubscriptionInUseIsNotLost() {
+		ManualTimers timers = this.parts.timers;
+		this.signals.subscribe("c");
+		this.signals.linger("c", 100, timers);
+		assertThat(this.signals.adopt("c")).isTrue();
+		timers.advance(100); // fires while in use: disarmed
+		this.signals.linger("c", 100, timers);
+		timers.advance(100);
+		assertThat(this.signals.subscribed()).as("the lingering ended on its time").isZero();
+	}
+
+	@Test
 	void unsubscribeWaitsForEachNodesSubscribe() {
 		this.parts.channels.forEach((node) -> node.confirmLater = true);
 		this.signals.subscribe("c");

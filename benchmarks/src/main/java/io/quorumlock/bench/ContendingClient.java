@@ -10,15 +10,19 @@ import java.time.Duration;
 import io.quorumlock.bench.candidates.Candidate;
 import io.quorumlock.bench.candidates.LockClient;
 import java.io.BufferedOutputStream;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 
 /**
  * One client process of {@link ProcessContention}: {@code ContendingClient candidate key
- * countersFile waitsFile}. Opens its candidate on the first master, says it is ready,
- * waits for the start, then locks {@code key} (waiting up to 10 s), runs an empty
- * critical section checked by {@link SharedCounters}, unlocks, until the end of the
- * measurement. Attempts that start inside the measurement are counted and their waits
- * (call to entry, ns) written to {@code waitsFile}; prints one
- * {@code [client] ops=N timeouts=N errors=N firstError=...} line.
+ * countersFile waitsFile index}. Writes its JIT compilation time to its slot of the
+ * counters every 250 ms, for the warm-up to end when the compilers are quiet. Opens its
+ * candidate on the first master, says it is ready, waits for the start, then locks
+ * {@code key} (waiting up to 10 s), runs an empty critical section checked by
+ * {@link SharedCounters}, unlocks, until the end of the measurement. Attempts that start
+ * inside the measurement are counted and their waits (call to entry, ns) written to
+ * {@code waitsFile}; prints one {@code [client] ops=N timeouts=N errors=N firstError=...}
+ * line.
  */
 final class ContendingClient {
 
@@ -34,6 +38,21 @@ final class ContendingClient {
 		long ops = 0;
 		long timeouts = 0;
 		Errors.reset();
+		int index = Integer.parseInt(args[4]);
+		Thread jit = new Thread(() -> {
+			CompilationMXBean compiler = ManagementFactory.getCompilationMXBean();
+			while (true) {
+				shared.setLong(SharedCounters.jit(index), compiler.getTotalCompilationTime());
+				try {
+					Thread.sleep(250);
+				}
+				catch (InterruptedException ex) {
+					return;
+				}
+			}
+		}, "bench-jit");
+		jit.setDaemon(true);
+		jit.start();
 		try (LockClient client = candidate.open(BenchNodes.first(1))) {
 			client.withLock(key + ":warmup", Duration.ofSeconds(10), () -> {
 			});
@@ -41,8 +60,6 @@ final class ContendingClient {
 			while (shared.getLong(SharedCounters.GO) == 0) {
 				Thread.sleep(1);
 			}
-			long from = shared.getLong(SharedCounters.MEASURE_FROM);
-			long until = shared.getLong(SharedCounters.MEASURE_UNTIL);
 			Runnable body = () -> {
 				shared.enter();
 				shared.leave();
@@ -52,8 +69,11 @@ final class ContendingClient {
 				entered[0] = System.nanoTime();
 				body.run();
 			};
-			for (long start = System.nanoTime(); start - until < 0; start = System.nanoTime()) {
-				boolean measured = start - from >= 0;
+			// the window is set once the warm-up is over (ProcessContention): read each
+			// turn
+			for (long start = System.nanoTime(); start
+					- shared.getLong(SharedCounters.MEASURE_UNTIL) < 0; start = System.nanoTime()) {
+				boolean measured = start - shared.getLong(SharedCounters.MEASURE_FROM) >= 0;
 				try {
 					if (client.withLock(key, LockClient.WAIT, timed)) {
 						if (measured) {

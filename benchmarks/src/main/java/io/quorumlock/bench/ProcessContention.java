@@ -15,21 +15,37 @@ import java.io.BufferedInputStream;
 /**
  * The scale scenario of contention across processes: {@code clients} separate JVMs
  * ({@link ContendingClient}) on one key of the first master. Once all are ready they warm
- * up together for {@code warmupMs}, then measure for {@code measureMs}. The warm-up is
- * long (20 s in a full run): four fresh JVMs on two cores keep their JIT compilers busy
- * for well over 10 s, and with a 2 s warm-up the compiler threads took about half the CPU
- * of the measurement. Measured: hand-overs per second, fairness (the slowest client's
- * operations ÷ the busiest's, as in the in-JVM contention benchmark), wait percentiles
- * (call to entry) and the mutual-exclusion violations counted by {@link SharedCounters}
- * across the processes.
+ * up together for at least {@code warmupMs}, and on until their JIT compilers are quiet
+ * (at most {@link #MAX_WARMUP_MS}), then measure for {@code measureMs}. Four fresh JVMs
+ * on two cores keep their compilers busy for a long time, and the more code a candidate
+ * runs per turn, the longer: with a fixed 20 s warm-up, one machine still spent three
+ * quarters of its CPU in the compilers of one candidate's clients during the measurement,
+ * and none in the floor's, so the figure measured the JIT, not the lock. The warm-up and
+ * the compilation time inside the window are reported. Measured: hand-overs per second,
+ * fairness (the slowest client's operations ÷ the busiest's, as in the in-JVM contention
+ * benchmark), wait percentiles (call to entry) and the mutual-exclusion violations
+ * counted by {@link SharedCounters} across the processes.
  */
 final class ProcessContention {
+
+	/** The longest warm-up: measured then whatever the compilers do (reported). */
+	static final long MAX_WARMUP_MS = 120_000;
+
+	/** Quiet: the clients' compilers took less than this, all together, ... */
+	private static final long QUIET_JIT_MS = 250;
+
+	/** ... in this long. */
+	private static final int QUIET_SECONDS = 5;
 
 	private ProcessContention() {
 	}
 
 	static Map<String, Object> measure(String java, String candidate, int clients, long warmupMs, long measureMs)
 			throws IOException, InterruptedException {
+		if (clients > SharedCounters.MAX_CLIENTS) {
+			throw new IllegalArgumentException(
+					"at most " + SharedCounters.MAX_CLIENTS + " client processes, not " + clients);
+		}
 		Path dir = Files.createTempDirectory("quorumlock-processes-");
 		Map<String, Object> out = ScaleSupport.values();
 		out.put("candidate", candidate);
@@ -44,7 +60,7 @@ final class ProcessContention {
 				command.addAll(extraOptions(String.valueOf(i)));
 				command.addAll(List.of("-D" + BenchNodes.PROPERTY + "=" + String.join(",", BenchNodes.all()), "-cp",
 						System.getProperty("java.class.path"), ContendingClient.class.getName(), candidate, key,
-						counters.toString(), dir.resolve("waits-" + i).toString()));
+						counters.toString(), dir.resolve("waits-" + i).toString(), String.valueOf(i)));
 				processes.add(new ProcessBuilder(command).redirectErrorStream(true)
 					.redirectOutput(dir.resolve("out-" + i).toFile())
 					.start());
@@ -63,9 +79,21 @@ final class ProcessContention {
 				Thread.sleep(10);
 			}
 			long now = System.nanoTime();
-			shared.setLong(SharedCounters.MEASURE_FROM, now + TimeUnit.MILLISECONDS.toNanos(warmupMs));
-			shared.setLong(SharedCounters.MEASURE_UNTIL, now + TimeUnit.MILLISECONDS.toNanos(warmupMs + measureMs));
+			long later = now + TimeUnit.DAYS.toNanos(1); // set once the warm-up is over
+			shared.setLong(SharedCounters.MEASURE_FROM, later);
+			shared.setLong(SharedCounters.MEASURE_UNTIL, later);
 			shared.setLong(SharedCounters.GO, now);
+			long warmedUp = warmUp(shared, processes, dir, clients, now, warmupMs);
+			long jitBefore = jit(shared, clients);
+			// the end first: a client that reads the new start then finds the new end
+			shared.setLong(SharedCounters.MEASURE_UNTIL, warmedUp + TimeUnit.MILLISECONDS.toNanos(measureMs));
+			shared.setLong(SharedCounters.MEASURE_FROM, warmedUp);
+			out.put("warmupMs", TimeUnit.NANOSECONDS.toMillis(warmedUp - now));
+			long windowEnd = warmedUp + TimeUnit.MILLISECONDS.toNanos(measureMs);
+			while (System.nanoTime() - windowEnd < 0) {
+				Thread.sleep(Math.max(1, Math.min(100, TimeUnit.NANOSECONDS.toMillis(windowEnd - System.nanoTime()))));
+			}
+			out.put("jitMsInWindow", jit(shared, clients) - jitBefore);
 			long[] ops = new long[clients];
 			long timeouts = 0;
 			long errors = 0;
@@ -73,7 +101,7 @@ final class ProcessContention {
 			long[] waits = new long[0];
 			for (int i = 0; i < clients; i++) {
 				Process p = processes.get(i);
-				if (!p.waitFor(warmupMs + measureMs + 60_000, TimeUnit.MILLISECONDS) || p.exitValue() != 0) {
+				if (!p.waitFor(measureMs + 60_000, TimeUnit.MILLISECONDS) || p.exitValue() != 0) {
 					throw new IllegalStateException("client " + i + " failed: " + output(dir, i));
 				}
 				String line = output(dir, i);
@@ -118,6 +146,49 @@ final class ProcessContention {
 			}
 			Files.deleteIfExists(dir);
 		}
+	}
+
+	/**
+	 * Wait at least {@code minMs} from {@code start}, then until the clients' compilers
+	 * took under {@link #QUIET_JIT_MS} in the last {@link #QUIET_SECONDS} seconds, or
+	 * {@link #MAX_WARMUP_MS} passed.
+	 * @return when the warm-up ended ({@code System.nanoTime()})
+	 */
+	private static long warmUp(SharedCounters shared, List<Process> processes, Path dir, int clients, long start,
+			long minMs) throws IOException, InterruptedException {
+		if (minMs < QUIET_SECONDS * 1000L) { // a smoke run: no time to wait for quiet
+			Thread.sleep(minMs);
+			return System.nanoTime();
+		}
+		long[] history = new long[QUIET_SECONDS + 1];
+		int seen = 0;
+		while (true) {
+			Thread.sleep(1000);
+			for (Process p : processes) {
+				if (!p.isAlive()) {
+					throw new IllegalStateException(
+							"a client exited during the warm-up: " + output(dir, processes.indexOf(p)));
+				}
+			}
+			System.arraycopy(history, 1, history, 0, QUIET_SECONDS);
+			history[QUIET_SECONDS] = jit(shared, clients);
+			seen++;
+			long now = System.nanoTime();
+			long elapsedMs = TimeUnit.NANOSECONDS.toMillis(now - start);
+			boolean quiet = seen > QUIET_SECONDS && history[QUIET_SECONDS] - history[0] < QUIET_JIT_MS;
+			if ((elapsedMs >= minMs && quiet) || elapsedMs >= Math.max(minMs, MAX_WARMUP_MS)) {
+				return now;
+			}
+		}
+	}
+
+	/** The clients' JIT compilation time so far, in ms, all together. */
+	private static long jit(SharedCounters shared, int clients) {
+		long sum = 0;
+		for (int i = 0; i < clients; i++) {
+			sum += shared.getLong(SharedCounters.jit(i));
+		}
+		return sum;
 	}
 
 	/**

@@ -109,7 +109,9 @@ final class ScaleReport {
 		}
 		md.append("### 1. Held leases (lease ")
 			.append(this.smoke ? "3 s" : "30 s")
-			.append(", renewal every lease/3; the window is the second renewal period after all are held, the first left out as warm-up)\n\n");
+			.append(", renewal every lease/3; the window is ")
+			.append(this.smoke ? "the second renewal period" : "the second to fourth renewal periods")
+			.append(" after all are held, the first left out as warm-up)\n\n");
 		md.append("A renewal: one counted by quorumlock's `LockListener.onRenewed`; for Redisson (no such "
 				+ "callback) one `PEXPIRE` per master. PEXPIRE/renewal above 1 = retries, or renewing more often than "
 				+ "lease/3. Per held lease per period = CPU in the window ÷ leases held ÷ renewal periods (the fair "

@@ -41,6 +41,7 @@ public final class LettuceTransports implements AutoCloseable {
 			SslOptions sslOptions, Duration commandTimeout, Timers timers) {
 		this.owned = (resources == null) ? DefaultClientResources.builder()
 			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS))
+			.timer(new LettuceTimer(timers))
 			.build() : null;
 		LettuceContext context = new LettuceContext((this.owned != null) ? this.owned : resources, sslOptions,
 				commandTimeout, commandTimeout, timers);

@@ -28,6 +28,7 @@ import io.quorumlock.LeaseLostException;
 import io.quorumlock.LockKeyException;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.OnFailure;
+import io.quorumlock.autoconfigure.BoundedWait;
 import io.quorumlock.autoconfigure.QuorumLockAutoConfiguration;
 import io.quorumlock.testing.RedisServers;
 
@@ -47,7 +48,7 @@ class DistributedLockAspectIntegrationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(QuorumLockAutoConfiguration.class))
-		.withPropertyValues("quorumlock.nodes=" + redis.uris().get(0))
+		.withPropertyValues("quorumlock.nodes=" + redis.uris().get(0), BoundedWait.NODE_TIMEOUT)
 		.withUserConfiguration(ServiceConfiguration.class);
 
 	private final ExecutorService executor = Executors.newCachedThreadPool();
@@ -244,12 +245,14 @@ class DistributedLockAspectIntegrationTests {
 
 	@Test
 	void leaseNotAboveThreeNodeTimeoutsStopsTheStartup() {
-		this.runner.withUserConfiguration(ShortLeaseConfiguration.class).run((context) -> {
-			assertThat(declarationFailure(context))
-				.hasMessageStartingWith("@DistributedLock on ShortLeaseService.run(): lease \"150ms\" "
-						+ "is refused: lease 150 ms is too short for node timeout 50 ms: the node timeout must be "
-						+ "below a third of every lease");
-		});
+		this.runner.withPropertyValues("quorumlock.node-timeout=50ms")
+			.withUserConfiguration(ShortLeaseConfiguration.class)
+			.run((context) -> {
+				assertThat(declarationFailure(context))
+					.hasMessageStartingWith("@DistributedLock on ShortLeaseService.run(): lease \"150ms\" "
+							+ "is refused: lease 150 ms is too short for node timeout 50 ms: the node timeout must be "
+							+ "below a third of every lease");
+			});
 	}
 
 	@Test
@@ -377,7 +380,7 @@ class DistributedLockAspectIntegrationTests {
 		}
 
 		/** Runs until its unrenewed lease has expired and the engine has noticed. */
-		@DistributedLock(key = "#key", lease = "300ms", renew = false)
+		@DistributedLock(key = "#key", lease = "2s", renew = false)
 		void outlive(String key, boolean fail) {
 			Lease lease = CurrentLease.get().orElseThrow();
 			await().atMost(Duration.ofSeconds(10)).until(() -> !lease.isValid());

@@ -27,6 +27,7 @@ import io.quorumlock.LockKeyException;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockRequest;
 import io.quorumlock.OnFailure;
+import io.quorumlock.autoconfigure.BoundedWait;
 import io.quorumlock.autoconfigure.QuorumLockAutoConfiguration;
 import io.quorumlock.testing.RedisServers;
 
@@ -49,7 +50,7 @@ class DistributedLockAsyncIntegrationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(QuorumLockAutoConfiguration.class))
-		.withPropertyValues("quorumlock.nodes=" + redis.uris().get(0))
+		.withPropertyValues("quorumlock.nodes=" + redis.uris().get(0), BoundedWait.NODE_TIMEOUT)
 		.withUserConfiguration(AsyncConfiguration.class);
 
 	@Test

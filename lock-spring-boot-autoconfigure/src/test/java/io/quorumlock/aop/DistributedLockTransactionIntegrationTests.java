@@ -30,6 +30,7 @@ import io.quorumlock.DistributedLock;
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
 import io.quorumlock.LockRequest;
+import io.quorumlock.autoconfigure.BoundedWait;
 import io.quorumlock.autoconfigure.QuorumLockAutoConfiguration;
 import io.quorumlock.testing.RedisServers;
 
@@ -50,7 +51,7 @@ class DistributedLockTransactionIntegrationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(QuorumLockAutoConfiguration.class))
-		.withPropertyValues("quorumlock.nodes=" + redis.uris().get(0))
+		.withPropertyValues("quorumlock.nodes=" + redis.uris().get(0), BoundedWait.NODE_TIMEOUT)
 		.withUserConfiguration(DataSourceConfiguration.class);
 
 	@Test

@@ -83,7 +83,7 @@ class KeyBadInputIntegrationTests {
 			ThrowingFunction<org.springframework.context.ApplicationContext> onContext) throws Exception {
 		AtomicReference<Object> result = new AtomicReference<>();
 		AtomicReference<Throwable> failure = new AtomicReference<>();
-		runner.withPropertyValues("quorumlock.nodes=" + plain.uris().get(0))
+		runner.withPropertyValues("quorumlock.nodes=" + plain.uris().get(0), BoundedWait.NODE_TIMEOUT)
 			.withPropertyValues(properties.toArray(String[]::new))
 			.withUserConfiguration(Keyed.class)
 			.run((context) -> {

@@ -42,7 +42,7 @@ class QuorumLockAutoConfigurationIntegrationTests {
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(BootLine.REDIS, QuorumLockAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.node(1).port(),
-				"spring.data.redis.client-name=quorumlock-it", "quorumlock.rejoin-delay=0s");
+				"spring.data.redis.client-name=quorumlock-it", "quorumlock.rejoin-delay=0s", BoundedWait.NODE_TIMEOUT);
 
 	@Test
 	void singleModeLocksOnTheSpringDataRedisServer() {
@@ -108,7 +108,7 @@ class QuorumLockAutoConfigurationIntegrationTests {
 			LostEvents events = context.getBean(LostEvents.class);
 			DistributedLockRegistry registry = context.getBean(DistributedLockRegistry.class);
 			Lease lease = registry
-				.acquire(LockRequest.of("short").name("reports").lease(Duration.ofMillis(300)).renew(false));
+				.acquire(LockRequest.of("short").name("reports").lease(Duration.ofSeconds(2)).renew(false));
 			await().atMost(Duration.ofSeconds(10)).until(() -> !events.received.isEmpty());
 			LeaseLostEvent event = events.received.get(0);
 			assertThat(event.getLabel()).isEqualTo("reports");
@@ -126,7 +126,7 @@ class QuorumLockAutoConfigurationIntegrationTests {
 			.run((context) -> {
 				LostEvents events = context.getBean(LostEvents.class);
 				Lease lease = context.getBean(DistributedLockRegistry.class)
-					.acquire(LockRequest.of("quiet").lease(Duration.ofMillis(300)).renew(false));
+					.acquire(LockRequest.of("quiet").lease(Duration.ofSeconds(2)).renew(false));
 				await().atMost(Duration.ofSeconds(10)).until(() -> !events.received.isEmpty());
 				lease.release();
 				assertThat(lease.isValid()).isFalse();

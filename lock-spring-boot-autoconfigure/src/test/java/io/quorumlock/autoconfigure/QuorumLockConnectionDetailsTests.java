@@ -44,7 +44,7 @@ class QuorumLockConnectionDetailsTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(BootLine.REDIS, QuorumLockAutoConfiguration.class))
-		.withPropertyValues("quorumlock.rejoin-delay=0s");
+		.withPropertyValues("quorumlock.rejoin-delay=0s", BoundedWait.NODE_TIMEOUT);
 
 	@Test
 	void connectionDetailsBeanChoosesQuorumModeOnItsNodes() {

@@ -36,7 +36,7 @@ class RestartGuardAutoConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(BootLine.REDIS, QuorumLockAutoConfiguration.class))
 		.withUserConfiguration(LockedServiceConfiguration.class)
 		.withPropertyValues(THREE_NODES)
-		.withPropertyValues("quorumlock.lease=10s", "quorumlock.instances.orders.lease=20s");
+		.withPropertyValues("quorumlock.lease=10s", "quorumlock.instances.orders.lease=20s", BoundedWait.NODE_TIMEOUT);
 
 	@Test
 	void runWhenRejoinDelayIsUnsetShouldUseTheLongestDeclaredLeaseOnEveryInstance() {

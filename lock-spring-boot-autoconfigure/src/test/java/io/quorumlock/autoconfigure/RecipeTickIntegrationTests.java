@@ -18,7 +18,7 @@ class RecipeTickIntegrationTests extends SimultaneousTickIntegrationTests {
 	static final RedisServers redis = RedisServers.start(3);
 
 	RecipeTickIntegrationTests() {
-		super("recipe", RecipeConfiguration.class);
+		super("recipe", "lock:jobs:{nightly-report}", RecipeConfiguration.class);
 	}
 
 	@Override

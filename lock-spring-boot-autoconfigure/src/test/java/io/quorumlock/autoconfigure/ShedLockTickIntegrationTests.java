@@ -18,7 +18,7 @@ class ShedLockTickIntegrationTests extends SimultaneousTickIntegrationTests {
 	static final RedisServers redis = RedisServers.start(3);
 
 	ShedLockTickIntegrationTests() {
-		super("ShedLock", ShedLockConfiguration.class);
+		super("ShedLock", "lock:shedlock:{nightly-report}", ShedLockConfiguration.class);
 	}
 
 	@Override

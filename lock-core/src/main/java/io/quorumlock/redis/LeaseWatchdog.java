@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.netty.util.Timeout;
+import io.netty.util.TimerTask;
 import io.quorumlock.redis.node.RenewalBatch;
 import io.quorumlock.redis.node.Timers;
 
@@ -36,7 +37,13 @@ import io.quorumlock.redis.node.Timers;
  * single-key exclusive leases among them go in one round per
  * {@link RenewalBatch#MAX_KEYS} leases ({@link RenewalRound}: one script call per node,
  * one deadline, each key still counted against its own quorum); the others, and every
- * retry, run a round per lease.
+ * retry, run a round per lease. The leases such a round renewed share their next timer
+ * when it falls on the same coarse step (they do when their leases are as long): one
+ * timer a round instead of one a lease, so that holding many leases does not make a timer
+ * per lease and renewal period that lives a whole period (each had to be copied by the
+ * young collections, promoted, and its links marked for the collector). A released lease
+ * has no timer of its own to cancel then: the shared timer skips it, and keeps it
+ * reachable until it fires, at most a renewal period.
  */
 final class LeaseWatchdog {
 
@@ -103,6 +110,78 @@ final class LeaseWatchdog {
 		lease.watchdog(timer);
 		if (lease.isReleased()) {
 			lease.cancelWatchdog(); // released while we scheduled
+		}
+	}
+
+	/**
+	 * Arm the next renewals of {@code leases}, renewed in one round: those due on the
+	 * same step of the grid as the first of them share one timer, the others get their
+	 * own ({@link #scheduleNext}). The shared timer ticks a lease only if it was the
+	 * lease's last arm ({@link RedisLease#watchArms()}): a lease armed again since (moved
+	 * by {@link #rearm}) is ticked by its own timer, once.
+	 */
+	private void scheduleTogether(RedisLease[] leases, int count) {
+		RedisLease[] shared = null;
+		int[] arms = null;
+		int together = 0;
+		long when = 0;
+		long sharedStep = 0;
+		long now = this.timers.nanoTime();
+		for (int i = 0; i < count; i++) {
+			RedisLease lease = leases[i];
+			try {
+				if (lease.isReleased() || lease.lost() != null) {
+					continue;
+				}
+				if (!renews(lease, now)) {
+					scheduleNext(lease); // an expiry check
+					continue;
+				}
+				long at = nextRenewal(lease);
+				long step = step(at - now);
+				long point = (step > 0) ? at - Math.floorMod(at, step) : at;
+				if (step == 0 || (together > 0 && (step != sharedStep || point != when))) {
+					scheduleNext(lease); // off the grid, or on another point of it
+					continue;
+				}
+				if (together == 0) {
+					shared = new RedisLease[count - i];
+					arms = new int[count - i];
+					when = point;
+					sharedStep = step;
+				}
+				arms[together] = lease.watchdog(null);
+				shared[together++] = lease;
+			}
+			catch (RuntimeException ex) {
+				fail(lease, ex);
+			}
+		}
+		if (together > 0) {
+			armShared(shared, arms, together, when - now, sharedStep == GRID_NANOS);
+		}
+	}
+
+	private void armShared(RedisLease[] leases, int[] arms, int count, long delay, boolean coarse) {
+		TimerTask tick = (timeout) -> {
+			for (int i = 0; i < count; i++) {
+				if (leases[i].watchArms() == arms[i]) {
+					fired(leases[i]);
+				}
+			}
+		};
+		try {
+			if (coarse) {
+				this.timers.coarse(delay, tick);
+			}
+			else {
+				this.timers.after(Math.max(0, delay), tick);
+			}
+		}
+		catch (RuntimeException ex) {
+			for (int i = 0; i < count; i++) {
+				fail(leases[i], ex);
+			}
 		}
 	}
 
@@ -273,13 +352,13 @@ final class LeaseWatchdog {
 				try {
 					if (extended(leases[i], each[i])) {
 						renewed[told++] = leases[i];
-						scheduleNext(leases[i]);
 					}
 				}
 				catch (RuntimeException ex) {
 					fail(leases[i], ex);
 				}
 			}
+			scheduleTogether(renewed, told);
 			this.listener.onRenewed(renewed, told);
 		});
 	}

@@ -29,12 +29,15 @@ final class RedisLease implements Lease {
 
 	private static final VarHandle EXTENSION;
 
+	private static final VarHandle WATCH_ARMS;
+
 	static {
 		try {
 			MethodHandles.Lookup lookup = MethodHandles.lookup();
 			END = lookup.findVarHandle(RedisLease.class, "end", Object.class);
 			FENCING = lookup.findVarHandle(RedisLease.class, "fencing", CompletableFuture.class);
 			EXTENSION = lookup.findVarHandle(RedisLease.class, "extension", CompletableFuture.class);
+			WATCH_ARMS = lookup.findVarHandle(RedisLease.class, "watchArms", int.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -101,8 +104,17 @@ final class RedisLease implements Lease {
 	 */
 	private volatile Thread owner;
 
-	/** The pending renewal or expiry check, cancelled on release. */
+	/**
+	 * The pending renewal or expiry check, cancelled on release; null while the lease
+	 * waits on a timer it shares with the leases renewed in the same round.
+	 */
 	private volatile Timeout watchdog;
+
+	/**
+	 * How many times the watchdog armed this lease: a timer shared by several leases
+	 * ticks only those whose last arm it was (see {@link #watchdog}).
+	 */
+	private volatile int watchArms;
 
 	/**
 	 * The fencing token once asked for: in flight, done, or failed (and then retried).
@@ -216,8 +228,19 @@ final class RedisLease implements Lease {
 		return END.compareAndSet(this, null, loss);
 	}
 
-	void watchdog(Timeout task) {
+	/**
+	 * The lease's next renewal or expiry check is {@code task}, or, if null, a timer
+	 * shared with other leases, which must tick this one only if no later arm came.
+	 * @return this arm's number, for a shared timer to compare with {@link #watchArms()}
+	 */
+	int watchdog(Timeout task) {
 		this.watchdog = task;
+		return (int) WATCH_ARMS.getAndAdd(this, 1) + 1;
+	}
+
+	/** The number of the watchdog's last arm of this lease. */
+	int watchArms() {
+		return this.watchArms;
 	}
 
 	void cancelWatchdog() {

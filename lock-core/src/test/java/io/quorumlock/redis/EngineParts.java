@@ -32,6 +32,8 @@ final class EngineParts {
 
 	final Acquirer acquirer;
 
+	final LeaseWatchdog watchdog;
+
 	EngineParts(int nodes) {
 		this.voters = new ScriptedVoters(nodes);
 		CallerThreads threads = new CallerThreads(Runnable::run);
@@ -41,6 +43,7 @@ final class EngineParts {
 				OnLeaseLost.THROW);
 		Fencing fencing = new Fencing(this.voters, this.timers, losses, threads, 60_000);
 		LeaseWatchdog watchdog = new LeaseWatchdog(this.voters, this.timers, this.validity, losses, listener);
+		this.watchdog = watchdog;
 		this.acquirer = new Acquirer(this.voters, this.gates, this.signals, this.timers, this.validity, watchdog,
 				listener, releaser,
 				new Leases(releaser, fencing, this.timers,

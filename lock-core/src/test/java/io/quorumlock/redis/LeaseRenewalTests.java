@@ -81,6 +81,57 @@ class LeaseRenewalTests {
 	}
 
 	@Test
+	void leasesRenewedInOneRoundShareTheirNextTimer() {
+		this.parts.voters.renewsMany = true;
+		RedisLease a = acquire(LONG, true, "a");
+		RedisLease b = acquire(LONG, true, "b");
+		assertThat(this.parts.timers.pending()).as("a timer each once granted").isEqualTo(2);
+		this.parts.timers.advanceMillis(10_000);
+		assertThat(this.parts.voters.count("renewMany lock:{a} lock:{b}")).isOne();
+		assertThat(this.parts.timers.pending()).as("one timer for the round's leases").isOne();
+		this.parts.timers.advanceMillis(10_000);
+		assertThat(this.parts.voters.count("renewMany lock:{a} lock:{b}")).isEqualTo(2);
+		assertThat(this.parts.timers.pending()).isOne();
+		assertThat(a.lost()).isNull();
+		assertThat(b.lost()).isNull();
+	}
+
+	@Test
+	void leaseReleasedWhileSharingATimerIsNotRenewedAgain() {
+		this.parts.voters.renewsMany = true;
+		RedisLease a = acquire(LONG, true, "a");
+		RedisLease b = acquire(LONG, true, "b");
+		this.parts.timers.advanceMillis(10_000);
+		a.release();
+		this.parts.timers.advanceMillis(10_000);
+		assertThat(renewals("lock:{a}")).as("renewed once, before its release").isOne();
+		assertThat(renewals("lock:{b}")).isEqualTo(2);
+		assertThat(b.lost()).isNull();
+	}
+
+	@Test
+	void leaseArmedAgainAfterItsRoundIsTickedByItsOwnTimerOnly() {
+		this.parts.voters.renewsMany = true;
+		RedisLease a = acquire(LONG, true, "a");
+		RedisLease b = acquire(LONG, true, "b");
+		this.parts.timers.advanceMillis(10_000);
+		long renewedA = renewals("lock:{a}");
+		// the lease's check moved (as an extension moves it): armed again, on a timer of
+		// its own, while the round's shared timer still names it
+		this.parts.watchdog.rearm(a);
+		this.parts.timers.runDue();
+		assertThat(this.parts.timers.pending()).isEqualTo(2);
+		this.parts.timers.advanceMillis(10_000);
+		assertThat(renewals("lock:{a}")).isEqualTo(renewedA + 1);
+		assertThat(this.parts.voters.calls.get(this.parts.voters.calls.size() - 1).split(" "))
+			.as("renewed once in the period, not once for each timer")
+			.containsOnlyOnce("lock:{a}");
+		assertThat(renewals("lock:{b}")).isEqualTo(2);
+		assertThat(a.lost()).isNull();
+		assertThat(b.lost()).isNull();
+	}
+
+	@Test
 	void keyTheQuorumRefusesLosesOnlyItsOwnLeaseInATogetherRound() {
 		this.parts.voters.renewsMany = true;
 		RedisLease a = acquire(LONG, true, "a");

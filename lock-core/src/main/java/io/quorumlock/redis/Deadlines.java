@@ -97,10 +97,20 @@ final class Deadlines implements Timer, AutoCloseable {
 	 * @throws IllegalStateException once closed
 	 */
 	Timeout after(long delayNanos, TimerTask task) {
+		return at(System.nanoTime() + Math.max(0, delayNanos), task);
+	}
+
+	/**
+	 * Run {@code task} on the wheel's thread at the first tick at or after
+	 * {@code deadline} of {@link System#nanoTime()} (at once if it has passed), unless
+	 * cancelled first; the task must not block.
+	 * @throws IllegalStateException once closed
+	 */
+	Timeout at(long deadline, TimerTask task) {
 		if (this.closed) {
 			throw new IllegalStateException("the engine's timers are closed");
 		}
-		Entry entry = new Entry(task, System.nanoTime() + Math.max(0, delayNanos));
+		Entry entry = new Entry(task, deadline);
 		this.added.add(entry);
 		if (this.idle) {
 			LockSupport.unpark(this.worker);
@@ -172,7 +182,7 @@ final class Deadlines implements Timer, AutoCloseable {
 				continue;
 			}
 			// the first tick at or after the deadline, and none already passed
-			entry.tick = Math.max(-Math.floorDiv(-entry.deadline, this.tickNanos), this.current);
+			entry.tick = Math.max(tickOf(entry.deadline, this.tickNanos), this.current);
 			int index = (int) (entry.tick & (WHEEL - 1));
 			Entry head = this.buckets[index];
 			entry.next = head;
@@ -183,6 +193,11 @@ final class Deadlines implements Timer, AutoCloseable {
 			entry.linked = true;
 			this.live++;
 		}
+	}
+
+	/** The first tick at or after {@code deadline}: the tick itself for one on a tick. */
+	static long tickOf(long deadline, long tickNanos) {
+		return -Math.floorDiv(-deadline, tickNanos);
 	}
 
 	/** Fire the timers of {@code tick} and of any tick before it in the same bucket. */

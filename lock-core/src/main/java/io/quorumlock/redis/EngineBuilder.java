@@ -196,7 +196,7 @@ abstract sealed class EngineBuilder permits QuorumLockEngine.Builder {
 
 	Duration retryMax = QuorumLockEngine.Builder.DEFAULT_RETRY_MAX;
 
-	LongSupplier nanoClock = System::nanoTime;
+	LongSupplier nanoClock = EngineTimers.SYSTEM_CLOCK;
 
 	Duration rejoinDelay;
 

@@ -28,6 +28,12 @@ final class EngineTimers implements Timers, AutoCloseable {
 
 	private final Deadlines watchdog;
 
+	/**
+	 * The engine's clock unless a test gives it another: the clock of the timing wheels,
+	 * so that a deadline on it is handed to them as it is.
+	 */
+	static final LongSupplier SYSTEM_CLOCK = System::nanoTime;
+
 	private final LongSupplier clock;
 
 	private final long retryMinNanos;
@@ -99,6 +105,18 @@ final class EngineTimers implements Timers, AutoCloseable {
 	@Override
 	public Timeout coarse(long delayNanos, TimerTask task) {
 		return this.watchdog.after(delayNanos, task);
+	}
+
+	@Override
+	public Timeout at(long deadline, TimerTask task) {
+		return (this.clock == SYSTEM_CLOCK) ? this.deadlines.at(deadline, task)
+				: this.deadlines.after(deadline - nanoTime(), task);
+	}
+
+	@Override
+	public Timeout coarseAt(long deadline, TimerTask task) {
+		return (this.clock == SYSTEM_CLOCK) ? this.watchdog.at(deadline, task)
+				: this.watchdog.after(deadline - nanoTime(), task);
 	}
 
 	/** The scheduler, for the nodes' background work and for tests. */

@@ -105,8 +105,12 @@ final class LeaseWatchdog {
 		// releasing caller. The tick itself runs on the scheduler, off the wheel.
 		long step = step(at - now);
 		long when = (step > 0) ? at - Math.floorMod(at, step) : at;
-		Timeout timer = (step == GRID_NANOS) ? this.timers.coarse(when - now, (timeout) -> fired(lease))
-				: this.timers.after(Math.max(0, when - now), (timeout) -> fired(lease));
+		// armed at the grid point itself, not after a delay from now: a delay from a
+		// clock
+		// read a moment before ends a moment past the point, and the wheel fired at its
+		// next tick, a whole step late (every renewal a step after lease/3)
+		Timeout timer = (step == GRID_NANOS) ? this.timers.coarseAt(when, (timeout) -> fired(lease))
+				: this.timers.at(when, (timeout) -> fired(lease));
 		lease.watchdog(timer);
 		if (lease.isReleased()) {
 			lease.cancelWatchdog(); // released while we scheduled
@@ -158,11 +162,11 @@ final class LeaseWatchdog {
 			}
 		}
 		if (together > 0) {
-			armShared(shared, arms, together, when - now, sharedStep == GRID_NANOS);
+			armShared(shared, arms, together, when, sharedStep == GRID_NANOS);
 		}
 	}
 
-	private void armShared(RedisLease[] leases, int[] arms, int count, long delay, boolean coarse) {
+	private void armShared(RedisLease[] leases, int[] arms, int count, long when, boolean coarse) {
 		TimerTask tick = (timeout) -> {
 			for (int i = 0; i < count; i++) {
 				if (leases[i].watchArms() == arms[i]) {
@@ -172,10 +176,10 @@ final class LeaseWatchdog {
 		};
 		try {
 			if (coarse) {
-				this.timers.coarse(delay, tick);
+				this.timers.coarseAt(when, tick);
 			}
 			else {
-				this.timers.after(Math.max(0, delay), tick);
+				this.timers.at(when, tick);
 			}
 		}
 		catch (RuntimeException ex) {

@@ -45,6 +45,24 @@ class DeadlinesTests {
 	}
 
 	@Test
+	void deadlineOnATickIsDueAtThatTickAndOnePastItAtTheNext() {
+		long tick = TimeUnit.MILLISECONDS.toNanos(100);
+		assertThat(Deadlines.tickOf(42 * tick, tick)).isEqualTo(42);
+		assertThat(Deadlines.tickOf(42 * tick + 1, tick)).isEqualTo(43);
+		assertThat(Deadlines.tickOf(42 * tick - 1, tick)).isEqualTo(42);
+		assertThat(Deadlines.tickOf(-tick, tick)).isEqualTo(-1);
+	}
+
+	@Test
+	void timerAtADeadlineFiresNoEarlierThanIt() throws Exception {
+		Deadlines wheel = wheel(5);
+		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(30);
+		CompletableFuture<Long> fired = new CompletableFuture<>();
+		wheel.at(deadline, (timeout) -> fired.complete(System.nanoTime()));
+		assertThat(fired.get(5, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(deadline);
+	}
+
+	@Test
 	void timerFiresNoEarlierThanItsDelay() throws Exception {
 		Deadlines wheel = wheel(5);
 		long armed = System.nanoTime();

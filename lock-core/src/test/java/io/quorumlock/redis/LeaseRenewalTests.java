@@ -81,6 +81,18 @@ class LeaseRenewalTests {
 	}
 
 	@Test
+	void renewalIsDueAtItsGridPointOnAClockThatMovesBetweenReads() {
+		this.parts.timers.movePerRead(1);
+		long t0 = this.parts.timers.nanoTime();
+		RedisLease a = acquire(LONG, true, "a");
+		// granted at about t0 (the clock starts on the grid): due at t0 + 10 s, the step
+		// at or before lease/3, and not a nanosecond later
+		this.parts.timers.advanceTo(t0 + TimeUnit.SECONDS.toNanos(10));
+		assertThat(renewals("lock:{a}")).isOne();
+		assertThat(a.lost()).isNull();
+	}
+
+	@Test
 	void leasesRenewedInOneRoundShareTheirNextTimer() {
 		this.parts.voters.renewsMany = true;
 		RedisLease a = acquire(LONG, true, "a");

@@ -56,11 +56,25 @@ public interface Timers {
 	/**
 	 * {@link #after}, on a coarser timer for timers far ahead that many arm together (the
 	 * watchdog's, on its grid): its ticks fall on multiples of the grid of
-	 * {@link #nanoTime()}, so a delay that ends on the grid fires at that tick, not later
-	 * than {@link #after} would; by default {@link #after} itself.
+	 * {@link #nanoTime()}; by default {@link #after} itself.
 	 */
 	default Timeout coarse(long delayNanos, TimerTask task) {
 		return after(delayNanos, task);
+	}
+
+	/**
+	 * {@link #after}, due at {@code deadline} of {@link #nanoTime()} rather than after a
+	 * delay: a deadline on a tick of the wheel fires at that tick. (A delay measured from
+	 * a clock read a moment before ends a moment after the tick, and so fired a whole
+	 * tick late.)
+	 */
+	default Timeout at(long deadline, TimerTask task) {
+		return after(deadline - nanoTime(), task);
+	}
+
+	/** {@link #at} on the {@link #coarse} timer. */
+	default Timeout coarseAt(long deadline, TimerTask task) {
+		return coarse(deadline - nanoTime(), task);
 	}
 
 }

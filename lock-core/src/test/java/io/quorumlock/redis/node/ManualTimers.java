@@ -81,9 +81,28 @@ public final class ManualTimers implements Timers {
 
 	}
 
+	/** Nanoseconds the clock moves on at each read: 0 unless a test sets it. */
+	private long movesPerRead;
+
 	@Override
 	public long nanoTime() {
-		return this.now;
+		long read = this.now;
+		this.now += this.movesPerRead;
+		return read;
+	}
+
+	/**
+	 * Let the clock move on by {@code nanos} at every read, as a real clock does between
+	 * two reads: a delay measured from one read then ends after a deadline taken from an
+	 * earlier one.
+	 */
+	public void movePerRead(long nanos) {
+		this.movesPerRead = nanos;
+	}
+
+	/** Move the clock on to {@code time}, running every task due by then. */
+	public void advanceTo(long time) {
+		advance(time - this.now);
 	}
 
 	@Override
@@ -117,6 +136,18 @@ public final class ManualTimers implements Timers {
 		Task scheduled = new Task(this.now + Math.max(0, delayNanos), null, task);
 		this.tasks.add(scheduled);
 		return scheduled;
+	}
+
+	@Override
+	public Timeout at(long deadline, TimerTask task) {
+		Task scheduled = new Task(Math.max(this.now, deadline), null, task);
+		this.tasks.add(scheduled);
+		return scheduled;
+	}
+
+	@Override
+	public Timeout coarseAt(long deadline, TimerTask task) {
+		return at(deadline, task);
 	}
 
 	/** Move the clock on, running every task that falls due, in order. */

@@ -1,5 +1,7 @@
 package io.quorumlock.bench;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,8 +26,11 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
  * The scale scenario of many leases held at once: {@code HeldLeases candidate count
  * nodes leaseMs cycles}. Takes one lease held to the end (so that the client never holds
  * none, see {@code main}), warms up, takes {@code count} leases on distinct keys (256 in
- * flight), holds them for one renewal period (lease/3) unmeasured and then for
- * {@code cycles} renewal periods, the window, then prints one {@code [scale]} line:
+ * flight), holds them for one renewal period (lease/3) unmeasured, and for more while the
+ * JVM's JIT compilers are still at work (more than {@value #QUIET_JIT_MS} ms of
+ * compilation in the last period; at most {@value #MAX_EXTRA_PERIODS} more, none with
+ * fewer than three {@code cycles}, a smoke run), then for {@code cycles} renewal periods,
+ * the window, then prints one {@code [scale]} line:
  * <ul>
  * <li>heap per held lease: retained heap (after {@code System.gc()}) holding them, minus
  * before taking them, divided by the count;</li>
@@ -39,7 +44,8 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
  * and, at the end, every key's {@code PTTL} on every node: keys gone ({@code lapsed}) or
  * below half the lease ({@code late});</li>
  * <li>mutual exclusion: a second client asks for 100 of the held keys, without waiting;
- * each grant is a violation.</li>
+ * each grant is a violation;</li>
+ * <li>the warm-up periods, and the JIT compilation time inside the window.</li>
  * </ul>
  */
 final class HeldLeases {
@@ -49,6 +55,15 @@ final class HeldLeases {
 	private static final int PROBES = 100;
 
 	private static final int PASSES = 10;
+
+	/**
+	 * Compilation in one renewal period under which the JIT counts as quiet: at 1,000
+	 * leases a period's renewals take ~100 ms of CPU, and C2 still compiling them took
+	 * several times that in each of the first periods.
+	 */
+	private static final long QUIET_JIT_MS = 50;
+
+	private static final int MAX_EXTRA_PERIODS = 6;
 
 	private HeldLeases() {
 	}
@@ -89,11 +104,15 @@ final class HeldLeases {
 			out.put("heapPerLeaseBytes", (double) (heapAfter - heapBefore) / held);
 
 			long windowMs = cycles * lease.toMillis() / 3;
-			// one renewal period unmeasured: every lease renewed once, so that the window
-			// measures renewal as it goes on, not the first run of a client's renewal
-			// code (its JIT compilation and class loading, which took most of the CPU of
-			// a first period at 1,000 and 10,000 leases)
-			Thread.sleep(lease.toMillis() / 3);
+			// one renewal period unmeasured, or more (below): every lease renewed once,
+			// so
+			// that the window measures renewal as it goes on, not the first runs of a
+			// client's renewal code (its JIT compilation and class loading, which took
+			// most
+			// of the CPU of a first period at 1,000 and 10,000 leases)
+			int warmupPeriods = warmUp(lease.toMillis() / 3, (cycles >= 3) ? MAX_EXTRA_PERIODS : 0);
+			out.put("warmupPeriods", warmupPeriods);
+			long jitBefore = jitMs();
 			Sampler sampler = new Sampler(holder, lease.toMillis() / 6);
 			RedisStats.Snapshot redisBefore = stats.snapshot();
 			long renewedBefore = holder.renewed();
@@ -104,6 +123,7 @@ final class HeldLeases {
 			Thread.sleep(windowMs);
 			sampler.stop();
 			double windowSeconds = (System.nanoTime() - windowStart) / 1e9;
+			out.put("jitMsInWindow", jitMs() - jitBefore);
 			long jvmCpu = ScaleSupport.processCpuNanos() - cpuBefore - sampler.cpuNanos.get();
 			RedisStats.Snapshot redis = stats.snapshot().minus(redisBefore);
 			long renewed = holder.renewed() - renewedBefore;
@@ -146,6 +166,29 @@ final class HeldLeases {
 		}
 		ScaleSupport.emit(out);
 		System.exit(0);
+	}
+
+	/**
+	 * Hold for one renewal period, then a period at a time while the last one took
+	 * {@link #QUIET_JIT_MS} ms of compilation or more, at most {@code extra} more.
+	 * @return the periods held
+	 */
+	private static int warmUp(long periodMs, int extra) throws InterruptedException {
+		int periods = 0;
+		long before;
+		do {
+			before = jitMs();
+			Thread.sleep(periodMs);
+			periods++;
+		}
+		while (jitMs() - before >= QUIET_JIT_MS && periods <= extra);
+		return periods;
+	}
+
+	/** This JVM's JIT compilation time so far, in ms. */
+	private static long jitMs() {
+		CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+		return (jit != null && jit.isCompilationTimeMonitoringSupported()) ? jit.getTotalCompilationTime() : 0;
 	}
 
 	/**

@@ -38,11 +38,11 @@ import io.quorumlock.redis.node.Timers;
  * {@link RenewalBatch#MAX_KEYS} leases ({@link RenewalRound}: one script call per node,
  * one deadline, each key still counted against its own quorum); the others, and every
  * retry, run a round per lease. The leases such a round renewed share their next timer
- * when it falls on the same coarse step (they do when their leases are as long): one
- * timer a round instead of one a lease, so that holding many leases does not make a timer
- * per lease and renewal period that lives a whole period (each had to be copied by the
- * young collections, promoted, and its links marked for the collector). A released lease
- * has no timer of its own to cancel then: the shared timer skips it, and keeps it
+ * when it falls on the same point of the grid (it does when their leases are as long):
+ * one timer a round instead of one a lease, so that holding many leases does not make a
+ * timer per lease and renewal period that lives a whole period (each had to be copied by
+ * the young collections, promoted, and its links marked for the collector). A released
+ * lease has no timer of its own to cancel then: the shared timer skips it, and keeps it
  * reachable until it fires, at most a renewal period.
  */
 final class LeaseWatchdog {
@@ -105,10 +105,8 @@ final class LeaseWatchdog {
 		// releasing caller. The tick itself runs on the scheduler, off the wheel.
 		long step = step(at - now);
 		long when = (step > 0) ? at - Math.floorMod(at, step) : at;
-		// armed at the grid point itself, not after a delay from now: a delay from a
-		// clock
-		// read a moment before ends a moment past the point, and the wheel fired at its
-		// next tick, a whole step late (every renewal a step after lease/3)
+		// At the grid point itself, not after a delay from now: that delay ended a moment
+		// past the point, and the wheel fired a whole tick later, after lease/3.
 		Timeout timer = (step == GRID_NANOS) ? this.timers.coarseAt(when, (timeout) -> fired(lease))
 				: this.timers.at(when, (timeout) -> fired(lease));
 		lease.watchdog(timer);

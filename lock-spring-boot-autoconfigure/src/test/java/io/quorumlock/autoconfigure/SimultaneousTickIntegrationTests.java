@@ -46,8 +46,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * its {@link TickScheduler} instead of a timer; one thread per context runs it, and a
  * barrier releases the three threads at once for each tick, the next tick coming
  * {@value #PERIOD_MS} ms after the one before, once the {@code holdAtLeast}
- * ({@value #HOLD_MS} ms) of the one before is over and its lock is gone from every
- * running master: a real schedule's period is far longer than the hold, and a release a
+ * ({@value #HOLD_MS} ms) of the one before is over and its lock is gone from a quorum of
+ * the masters: a real schedule's period is far longer than the hold, and a release a
  * loaded machine delays past a short period is not what these tests are about.
  */
 abstract class SimultaneousTickIntegrationTests {
@@ -117,7 +117,7 @@ abstract class SimultaneousTickIntegrationTests {
 		}
 		System.out.printf(
 				"%s, %d ticks: %d without a run %s, %d with two runs or more %s, %d calls failed, "
-						+ "%d waited past the hold for the last lock to leave the masters%n",
+						+ "%d waited past the hold for the last lock to leave a quorum%n",
 				variant, TICKS, missed.size(), missed, doubled.size(), doubled, runs.failures.get(),
 				this.heldPastTheHold.get());
 		assertThat(missed).as("ticks without a run").isEmpty();
@@ -189,24 +189,36 @@ abstract class SimultaneousTickIntegrationTests {
 	}
 
 	/**
-	 * Wait until the last tick's lock is gone from every running master (its hold over
-	 * and its release or expiry landed); a lock that stays fails the tick's barrier.
+	 * Wait until the last tick's lock is gone from a quorum of the masters (its hold over
+	 * and its release landed there), so that the next tick can be granted; a lock that a
+	 * quorum still holds 10 s on fails the tick's barrier. A minority may still hold the
+	 * key (a round's undo lost to a node timeout leaves it there until it expires), which
+	 * is no reason for a tick not to run.
 	 */
 	private void awaitReleased() {
+		int quorum = redis().size() / 2 + 1;
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
 		boolean waited = false;
-		for (RedisServer node : redis().nodes()) {
-			while (node.isRunning() && node.exists(this.key)) {
-				waited = true;
-				if (System.nanoTime() - deadline > 0) {
-					throw new IllegalStateException(this.key + " still held on " + node + " 10 s after the hold");
-				}
-				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+		while (free() < quorum) {
+			waited = true;
+			if (System.nanoTime() - deadline > 0) {
+				throw new IllegalStateException(this.key + " still held on " + (redis().size() - free()) + " of "
+						+ redis().size() + " masters (stopped ones included) 10 s after the hold");
 			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
 		}
 		if (waited) {
 			this.heldPastTheHold.incrementAndGet();
 		}
+	}
+
+	/** Running masters where the job's key is not set. */
+	private int free() {
+		int free = 0;
+		for (RedisServer node : redis().nodes()) {
+			free += (node.isRunning() && !node.exists(this.key)) ? 1 : 0;
+		}
+		return free;
 	}
 
 	private ConfigurableApplicationContext start(Class<?> configuration) {

@@ -280,9 +280,9 @@ final class RedisVoters implements Voters {
 	}
 
 	@Override
-	public CompletableFuture<Round.Tally> keep(String key, String token, long keepMillis) {
+	public CompletableFuture<Round.Tally> keep(String key, String token, long keepMillis, long leaseNanos) {
 		String millis = Long.toString(keepMillis);
-		return all(this.quorum, (node) -> node.eval(Script.HOLD, key, token, millis), ONE);
+		return all(this.quorum, (node) -> node.evalRedone(Script.HOLD, leaseNanos, key, token, millis), ONE);
 	}
 
 	@Override

@@ -155,7 +155,8 @@ final class Releaser {
 	 */
 	private static CompletableFuture<Round.Tally> end(Voters voters, String key, String token, long keepMillis,
 			long leaseNanos) {
-		return (keepMillis > 0) ? voters.keep(key, token, keepMillis) : voters.release(key, token, leaseNanos);
+		return (keepMillis > 0) ? voters.keep(key, token, keepMillis, leaseNanos)
+				: voters.release(key, token, leaseNanos);
 	}
 
 }

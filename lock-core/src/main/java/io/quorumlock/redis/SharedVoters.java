@@ -64,7 +64,7 @@ final class SharedVoters implements Voters {
 	}
 
 	@Override
-	public CompletableFuture<Round.Tally> keep(String key, String token, long keepMillis) {
+	public CompletableFuture<Round.Tally> keep(String key, String token, long keepMillis, long leaseNanos) {
 		String millis = Long.toString(keepMillis);
 		String channel = LockKeys.channel(key);
 		return this.redis.all(this.redis.quorum(), (node) -> node.eval(SharedScripts.HOLD, key, token, millis, channel),

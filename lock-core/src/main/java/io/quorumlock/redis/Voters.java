@@ -115,8 +115,13 @@ interface Voters {
 	 */
 	CompletableFuture<Round.Tally> release(String key, String token, long leaseNanos);
 
-	/** Compare-and-{@code PEXPIRE} to {@code keepMillis} (holdAtLeast), on every node. */
-	CompletableFuture<Round.Tally> keep(String key, String token, long keepMillis);
+	/**
+	 * Compare-and-{@code PEXPIRE} to {@code keepMillis} (holdAtLeast), on every node; for
+	 * an exclusive lock, as {@link #release}, a node that fails it without a reply is
+	 * sent it again when back, while the lease could still be alive there (else the key
+	 * would stay there for the rest of the lease, not of the hold).
+	 */
+	CompletableFuture<Round.Tally> keep(String key, String token, long keepMillis, long leaseNanos);
 
 	/**
 	 * Fencing step 1, voting: increment the key's counter where this token holds the key,

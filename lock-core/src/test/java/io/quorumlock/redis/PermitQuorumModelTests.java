@@ -183,7 +183,7 @@ class PermitQuorumModelTests {
 		}
 
 		@Override
-		public CompletableFuture<Round.Tally> keep(String key, String token, long keepMillis) {
+		public CompletableFuture<Round.Tally> keep(String key, String token, long keepMillis, long leaseNanos) {
 			return extend(key, token, "");
 		}
 

@@ -188,7 +188,7 @@ final class ScriptedVoters implements Voters {
 	}
 
 	@Override
-	public CompletableFuture<Round.Tally> keep(String key, String token, long keepMillis) {
+	public CompletableFuture<Round.Tally> keep(String key, String token, long keepMillis, long leaseNanos) {
 		this.calls.add("keep " + key + " " + keepMillis);
 		return yes();
 	}

@@ -11,10 +11,11 @@ import java.util.function.LongSupplier;
 import io.lettuce.core.RedisCommandTimeoutException;
 
 /**
- * The compare-and-delete commands (releases, undos) a node failed without a reply from
- * Redis (rejected while disconnected, or lost with the connection), sent again once the
- * node is back: the SET they undo may have landed before the drop. Each is dropped once
- * the lease it undoes is over, so the queues only ever hold what could still be alive.
+ * The compare-and-delete commands (releases, undos), and the compare-and-{@code PEXPIRE}
+ * of a release within {@code holdAtLeast}, a node failed without a reply from Redis
+ * (rejected while disconnected, or lost with the connection), sent again once the node is
+ * back: the SET they end may have landed before the drop. Each is dropped once the lease
+ * it undoes is over, so the queues only ever hold what could still be alive.
  * <p>
  * A command that timed out on a connection that is still the one it was sent on is not
  * lost: it waits on that connection, in order, and the server runs it when it reads it (a

@@ -109,14 +109,17 @@ final class EngineTimers implements Timers, AutoCloseable {
 
 	@Override
 	public Timeout at(long deadline, TimerTask task) {
-		return (this.clock == SYSTEM_CLOCK) ? this.deadlines.at(deadline, task)
-				: this.deadlines.after(deadline - nanoTime(), task);
+		return at(this.deadlines, deadline, task);
 	}
 
 	@Override
 	public Timeout coarseAt(long deadline, TimerTask task) {
-		return (this.clock == SYSTEM_CLOCK) ? this.watchdog.at(deadline, task)
-				: this.watchdog.after(deadline - nanoTime(), task);
+		return at(this.watchdog, deadline, task);
+	}
+
+	/** The wheels run on the system clock: another clock's deadline becomes a delay. */
+	private Timeout at(Deadlines wheel, long deadline, TimerTask task) {
+		return (this.clock == SYSTEM_CLOCK) ? wheel.at(deadline, task) : wheel.after(deadline - nanoTime(), task);
 	}
 
 	/** The scheduler, for the nodes' background work and for tests. */

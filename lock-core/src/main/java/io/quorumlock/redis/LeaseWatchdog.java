@@ -104,12 +104,7 @@ final class LeaseWatchdog {
 		// which the I/O thread completing the grant would contend for with every
 		// releasing caller. The tick itself runs on the scheduler, off the wheel.
 		long step = step(at - now);
-		long when = (step > 0) ? at - Math.floorMod(at, step) : at;
-		// At the grid point itself, not after a delay from now: that delay ended a moment
-		// past the point, and the wheel fired a whole tick later, after lease/3.
-		Timeout timer = (step == GRID_NANOS) ? this.timers.coarseAt(when, (timeout) -> fired(lease))
-				: this.timers.at(when, (timeout) -> fired(lease));
-		lease.watchdog(timer);
+		lease.watchdog(arm(gridPoint(at, step), step, (timeout) -> fired(lease)));
 		if (lease.isReleased()) {
 			lease.cancelWatchdog(); // released while we scheduled
 		}
@@ -127,7 +122,7 @@ final class LeaseWatchdog {
 		int[] arms = null;
 		int together = 0;
 		long when = 0;
-		long sharedStep = 0;
+		long firstStep = 0;
 		long now = this.timers.nanoTime();
 		for (int i = 0; i < count; i++) {
 			RedisLease lease = leases[i];
@@ -141,8 +136,8 @@ final class LeaseWatchdog {
 				}
 				long at = nextRenewal(lease);
 				long step = step(at - now);
-				long point = (step > 0) ? at - Math.floorMod(at, step) : at;
-				if (step == 0 || (together > 0 && (step != sharedStep || point != when))) {
+				long point = gridPoint(at, step);
+				if (step == 0 || (together > 0 && point != when)) {
 					scheduleNext(lease); // off the grid, or on another point of it
 					continue;
 				}
@@ -150,7 +145,7 @@ final class LeaseWatchdog {
 					shared = new RedisLease[count - i];
 					arms = new int[count - i];
 					when = point;
-					sharedStep = step;
+					firstStep = step;
 				}
 				arms[together] = lease.watchdog(null);
 				shared[together++] = lease;
@@ -160,31 +155,42 @@ final class LeaseWatchdog {
 			}
 		}
 		if (together > 0) {
-			armShared(shared, arms, together, when, sharedStep == GRID_NANOS);
+			armShared(shared, arms, together, when, firstStep);
 		}
 	}
 
-	private void armShared(RedisLease[] leases, int[] arms, int count, long when, boolean coarse) {
-		TimerTask tick = (timeout) -> {
-			for (int i = 0; i < count; i++) {
-				if (leases[i].watchArms() == arms[i]) {
-					fired(leases[i]);
-				}
-			}
-		};
+	private void armShared(RedisLease[] leases, int[] arms, int count, long when, long step) {
 		try {
-			if (coarse) {
-				this.timers.coarseAt(when, tick);
-			}
-			else {
-				this.timers.at(when, tick);
-			}
+			arm(when, step, (timeout) -> {
+				for (int i = 0; i < count; i++) {
+					if (leases[i].watchArms() == arms[i]) {
+						fired(leases[i]);
+					}
+				}
+			});
 		}
 		catch (RuntimeException ex) {
 			for (int i = 0; i < count; i++) {
 				fail(leases[i], ex);
 			}
 		}
+	}
+
+	/**
+	 * A timer at {@code when}, a point of the grid of {@code step}: on the coarse timer
+	 * for the longest step. At the point itself, not after a delay from now: such a delay
+	 * ended a moment past the point, and the wheel fired a whole tick later, after
+	 * lease/3.
+	 */
+	private Timeout arm(long when, long step, TimerTask task) {
+		return (step == GRID_NANOS) ? this.timers.coarseAt(when, task) : this.timers.at(when, task);
+	}
+
+	/**
+	 * The point of the grid of {@code step} at or before {@code at}; {@code at} for none.
+	 */
+	static long gridPoint(long at, long step) {
+		return (step > 0) ? at - Math.floorMod(at, step) : at;
 	}
 
 	/** The grid step for a timer {@code wait} ahead, in nanoseconds; 0 for none. */

@@ -497,11 +497,22 @@ public final class ServerState {
 		return parseCount(info, "uptime_in_seconds:");
 	}
 
-	private static String field(String info, String name) {
-		for (String line : info.split("\r?\n")) {
-			if (line.startsWith(name)) {
-				return line.substring(name.length()).trim();
+	/**
+	 * The value of the first line of {@code info} that starts with {@code name}, trimmed;
+	 * null if none. Read once a second per master: a scan of the text, not a split of it
+	 * into lines.
+	 */
+	static String field(String info, String name) {
+		int from = 0;
+		while (from < info.length()) {
+			int end = info.indexOf('\n', from);
+			if (end < 0) {
+				end = info.length();
 			}
+			if (info.startsWith(name, from)) {
+				return info.substring(from + name.length(), end).trim();
+			}
+			from = end + 1;
 		}
 		return null;
 	}

@@ -54,6 +54,24 @@ class ServerStateTests {
 	}
 
 	@Test
+	void aFieldIsReadFromTheLineThatStartsWithItsName() {
+		String info = "# Server\r\nredis_version:7.0.15\r\nrun_id:abc\r\nuptime_in_seconds: 42 \r\n"
+				+ "# Memory\r\nmaxmemory:0\r\nmaxmemory_policy:noeviction\r\naof_enabled:1";
+		assertThat(ServerState.field(info, "run_id:")).isEqualTo("abc");
+		assertThat(ServerState.parseUptimeSeconds(info)).isEqualTo(42);
+		// a name that is the start of another's is not taken from it
+		assertThat(ServerState.field(info, "maxmemory:")).isEqualTo("0");
+		assertThat(ServerState.field(info, "maxmemory_policy:")).isEqualTo("noeviction");
+		// the last line, without a line end
+		assertThat(ServerState.field(info, "aof_enabled:")).isEqualTo("1");
+		// only at the start of a line
+		assertThat(ServerState.field(info, "id:")).isNull();
+		assertThat(ServerState.parseCount(info, "evicted_keys:")).isEqualTo(-1);
+		assertThat(ServerState.field("", "run_id:")).isNull();
+		assertThat(ServerState.field("run_id:\n", "run_id:")).isEmpty();
+	}
+
+	@Test
 	void theServerProcessTheMarkerVettedIsTrustedAtOnce() {
 		ServerState state = state(0, Set.of());
 		this.server.mark("d1", "abc");

@@ -6,6 +6,7 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.UnaryOperator;
@@ -27,7 +28,16 @@ import io.netty.util.TimerTask;
  * one tick late, and timers due within one tick of the grid fire together. Unlike Netty's
  * {@code HashedWheelTimer}, which ticks for as long as it runs, the thread parks while it
  * holds no live timer and is woken by the next one armed: an engine that holds no lease
- * and runs no round costs no wake-ups.
+ * and runs no round costs no wake-ups. While it holds few timers
+ * ({@value #SKIP_AHEAD_LIMIT} or fewer), it sleeps through the ticks before the earliest
+ * of them instead of waking at each, {@value #MAX_SKIP_TICKS} ticks at most (a coarse
+ * wheel holding the next renewals of leases 10 s ahead wakes once a second, not ten
+ * times), and a timer armed for a tick before the one it sleeps to wakes it. What it has
+ * not yet taken in while it sleeps (timers armed for later, and cancellations) is
+ * bounded: the {@value #WAKE_AFTER_QUEUED}th of them wakes it, so that a wheel asleep for
+ * a second does not hold a second's worth of timers armed and cancelled in between (a
+ * command timeout a command, a round deadline a round, a lease's renewal a lease); and a
+ * cancelled timer lets go of its task at once.
  * <p>
  * Only the wheel's thread touches the buckets and {@link #live}; other threads hand it
  * timers and cancellations through two lock-free queues. A timer's state moves once, from
@@ -69,12 +79,35 @@ final class Deadlines implements Timer, AutoCloseable {
 	/** The tick to expire next; the wheel's thread only. */
 	private long current;
 
+	/** At most this many live timers, the thread sleeps to the earliest one's tick. */
+	static final int SKIP_AHEAD_LIMIT = 64;
+
+	/** The most ticks the thread sleeps through at once. */
+	static final int MAX_SKIP_TICKS = 10;
+
+	/** Timers armed for later or cancelled while the thread sleeps that wake it. */
+	static final int WAKE_AFTER_QUEUED = 256;
+
+	/** {@link #sleepsTo} while the thread is awake. */
+	private static final long AWAKE = Long.MIN_VALUE;
+
 	/**
-	 * Whether the wheel's thread is parked, or about to park, for want of timers. Set by
-	 * that thread before it checks the queues a last time; read by an arming thread after
-	 * its enqueue: one of the two sees the other's write, so no timer is left unfired.
+	 * The tick the wheel's thread is parked until, or about to park until
+	 * ({@link Long#MAX_VALUE}: until woken, for want of timers); {@link #AWAKE}
+	 * otherwise. Set by that thread before it checks the queues a last time; read by an
+	 * arming thread after its enqueue, which wakes it for a tick before this one: one of
+	 * the two sees the other's write, so no timer is left to fire late.
 	 */
-	private volatile boolean idle;
+	private volatile long sleepsTo = AWAKE;
+
+	/**
+	 * Timers armed or cancelled while the thread sleeps, since it last took its queues
+	 * in; the one that makes {@link #WAKE_AFTER_QUEUED} wakes it.
+	 */
+	private final AtomicInteger queuedAsleep = new AtomicInteger();
+
+	/** The times the thread woke (a test's count of wake-ups). */
+	private volatile long wakeUps;
 
 	private volatile boolean closed;
 
@@ -112,8 +145,12 @@ final class Deadlines implements Timer, AutoCloseable {
 		}
 		Entry entry = new Entry(task, deadline);
 		this.added.add(entry);
-		if (this.idle) {
+		long asleepTo = this.sleepsTo;
+		if (tickOf(deadline, this.tickNanos) < asleepTo) {
 			LockSupport.unpark(this.worker);
+		}
+		else if (asleepTo != AWAKE) {
+			queuedAsleep();
 		}
 		return entry;
 	}
@@ -146,32 +183,80 @@ final class Deadlines implements Timer, AutoCloseable {
 		while (!this.closed) {
 			transfer();
 			if (this.live == 0) {
-				park();
+				sleepTo(Long.MAX_VALUE);
 				// nothing in the buckets: start again from now
 				this.current = Math.floorDiv(System.nanoTime(), this.tickNanos);
 				continue;
 			}
-			long wait = this.current * this.tickNanos - System.nanoTime();
-			if (wait > 0) {
-				LockSupport.parkNanos(this, wait);
-				continue; // woken early (close, spurious): look again
+			// no live timer is due before this tick (those armed since are in the queue,
+			// and wake the thread if they are due earlier)
+			long next = (this.live <= SKIP_AHEAD_LIMIT)
+					? Math.max(this.current, Math.min(this.current + MAX_SKIP_TICKS, earliestTick())) : this.current;
+			if (next * this.tickNanos - System.nanoTime() > 0) {
+				sleepTo(next);
+				continue; // woken at that tick or early (a timer, close): look again
 			}
+			// the ticks before it are empty: skipped, not expired one by one
+			this.current = next;
 			expire(this.current);
 			this.current++;
 		}
 	}
 
-	/** Park until a timer is armed or the wheel closes. */
-	private void park() {
-		this.idle = true;
+	/**
+	 * Park until the time of {@code tick} ({@link Long#MAX_VALUE}: until woken), unless a
+	 * timer or a cancellation is queued, a timer due earlier is armed or the wheel
+	 * closes.
+	 */
+	private void sleepTo(long tick) {
+		this.sleepsTo = tick;
 		if (this.added.isEmpty() && this.cancelled.isEmpty() && !this.closed) {
-			LockSupport.park(this);
+			if (tick == Long.MAX_VALUE) {
+				LockSupport.park(this);
+			}
+			else {
+				long wait = tick * this.tickNanos - System.nanoTime();
+				if (wait > 0) {
+					LockSupport.parkNanos(this, wait);
+				}
+			}
 		}
-		this.idle = false;
+		this.sleepsTo = AWAKE;
+		this.wakeUps++; // the wheel's thread only
+	}
+
+	/**
+	 * The least tick of the live timers (there is one): a walk of every bucket, done only
+	 * while they are few.
+	 */
+	private long earliestTick() {
+		long least = Long.MAX_VALUE;
+		for (Entry head : this.buckets) {
+			for (Entry entry = head; entry != null; entry = entry.next) {
+				least = Math.min(least, entry.tick);
+			}
+		}
+		return least;
+	}
+
+	/** How many times the wheel's thread has woken so far. */
+	long wakeUps() {
+		return this.wakeUps;
+	}
+
+	/**
+	 * One more timer queued while the thread sleeps: the last the queues may hold wakes
+	 * it.
+	 */
+	private void queuedAsleep() {
+		if (this.queuedAsleep.incrementAndGet() == WAKE_AFTER_QUEUED) {
+			LockSupport.unpark(this.worker);
+		}
 	}
 
 	/** Move armed timers into their buckets and unlink cancelled ones. */
 	private void transfer() {
+		this.queuedAsleep.set(0);
 		for (Entry entry = this.cancelled.poll(); entry != null; entry = this.cancelled.poll()) {
 			if (entry.linked) {
 				unlink(entry);
@@ -241,7 +326,13 @@ final class Deadlines implements Timer, AutoCloseable {
 	/** One timer: armed, then expired or cancelled, once. */
 	private final class Entry implements Timeout {
 
-		private final TimerTask task;
+		/**
+		 * Null once cancelled: a cancelled timer stays in the queues until the wheel's
+		 * thread takes it in, and what its task holds (a lease, a round, a command) need
+		 * not stay with it. Read by the wheel's thread only after its own CAS from armed
+		 * to expired, which a cancel (the only writer) can no longer follow.
+		 */
+		private TimerTask task;
 
 		private final long deadline;
 
@@ -267,6 +358,7 @@ final class Deadlines implements Timer, AutoCloseable {
 			return Deadlines.this;
 		}
 
+		/** The task; null once the timer is cancelled. */
 		@Override
 		public TimerTask task() {
 			return this.task;
@@ -287,9 +379,13 @@ final class Deadlines implements Timer, AutoCloseable {
 			if (!STATE.compareAndSet(this, ARMED, CANCELLED)) {
 				return false;
 			}
+			this.task = null;
 			// unlinked by the wheel's thread, so that a cancelled timer is not kept
 			// until its tick; one still in the added queue is skipped there
 			Deadlines.this.cancelled.add(this);
+			if (Deadlines.this.sleepsTo != AWAKE) {
+				Deadlines.this.queuedAsleep();
+			}
 			return true;
 		}
 

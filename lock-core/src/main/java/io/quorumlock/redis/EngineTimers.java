@@ -15,10 +15,10 @@ import io.quorumlock.redis.node.Timers;
  * {@link Timers} on one daemon scheduler thread and two timing wheels
  * ({@link Deadlines}): a fine one for the rounds' deadlines and a coarse one, on the
  * watchdog's grid, for the timers of held leases; all registered as engine threads so
- * that callers' code never runs on them. Each wheel parks while it holds no timer, and
- * the coarse one ticks {@link LeaseWatchdog#GRID_MILLIS} apart while leases are held, so
- * an engine holding leases between renewals wakes a few times a second, not every fine
- * tick.
+ * that callers' code never runs on them. Each wheel parks while it holds no timer and,
+ * while it holds few, sleeps to the earliest one's tick; the coarse one's ticks are
+ * {@link LeaseWatchdog#GRID_MILLIS} apart. An engine holding leases between renewals
+ * wakes for the renewals, not at every tick.
  */
 final class EngineTimers implements Timers, AutoCloseable {
 

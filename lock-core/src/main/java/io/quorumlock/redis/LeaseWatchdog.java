@@ -29,9 +29,9 @@ import io.quorumlock.redis.node.Timers;
  * the steps divide one another, so leases of different lengths meet on the coarser
  * points. A timer of {@link #GRID_MILLIS} steps (3.2 s ahead or more: the renewal of a
  * lease of 9.6 s or more, a far expiry check) goes on the coarse timer
- * ({@link Timers#coarse}), which ticks on those steps, so the engine wakes once a step
- * while it holds such leases; the others on the fine timer. An expiry check found early
- * arms again for the rest of the validity, on a finer step, down to its time.
+ * ({@link Timers#coarse}), which ticks on those steps and, while it holds few timers,
+ * sleeps to the earliest; the others on the fine timer. An expiry check found early arms
+ * again for the rest of the validity, on a finer step, down to its time.
  * <p>
  * The timers that fire together are ticked by one scheduler task, and the renewals of
  * single-key exclusive leases among them go in one round per

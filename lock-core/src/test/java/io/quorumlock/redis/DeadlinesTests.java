@@ -1,5 +1,8 @@
 package io.quorumlock.redis;
 
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -15,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * The timing wheel on its own thread: a timer fires at its first tick at or after its
  * time, never before; those whose times fall within one tick of the grid fire together; a
  * cancelled one never fires; the thread parks while it holds no timer and wakes for the
- * next. Every wait has a timeout; assertions are about order, never about how late.
+ * next, and while it holds few it sleeps to the earliest, woken by one armed earlier.
+ * Every wait has a timeout; assertions are about order, never about how late.
  */
 class DeadlinesTests {
 
@@ -111,6 +115,122 @@ class DeadlinesTests {
 		}
 		assertThat(this.thread.get().getState()).as("parked without a timeout").isEqualTo(Thread.State.WAITING);
 		firedAt(wheel, TimeUnit.MILLISECONDS.toNanos(10)).get(5, TimeUnit.SECONDS);
+	}
+
+	@Test
+	void threadSleepsThroughTheTicksBeforeItsEarliestTimer() throws Exception {
+		Deadlines wheel = wheel(5);
+		long before = wheel.wakeUps();
+		// 60 ticks ahead: a wheel that woke at each tick would wake 60 times
+		long armed = System.nanoTime();
+		long fired = firedAt(wheel, TimeUnit.MILLISECONDS.toNanos(300)).get(5, TimeUnit.SECONDS);
+		assertThat(fired - armed).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(300));
+		// at most every tenth tick (what it has not yet taken in is bounded): 6, and a
+		// few
+		// more for the first timer and a park that ends early
+		assertThat(wheel.wakeUps() - before).as("wake-ups for one timer 60 ticks ahead").isLessThan(15);
+	}
+
+	@Test
+	void threadHoldingOnlyAFarTimerStillWakesEveryFewTicksToTakeInWhatWasArmedAndCancelled() {
+		Deadlines wheel = wheel(5);
+		CompletableFuture<Long> far = firedAt(wheel, TimeUnit.SECONDS.toNanos(60));
+		long before = wheel.wakeUps();
+		// a wheel that slept to its one timer would not wake again for 60 s
+		long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		while (wheel.wakeUps() - before < 3 && System.nanoTime() < giveUp) {
+			Thread.onSpinWait();
+		}
+		assertThat(wheel.wakeUps() - before).isGreaterThanOrEqualTo(3);
+		assertThat(far).isNotDone();
+	}
+
+	@Test
+	void timerDueBeforeTheTickTheThreadSleepsToWakesIt() throws Exception {
+		Deadlines wheel = wheel(5);
+		CompletableFuture<Long> far = firedAt(wheel, TimeUnit.SECONDS.toNanos(60));
+		long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		while (this.thread.get().getState() != Thread.State.TIMED_WAITING && System.nanoTime() < giveUp) {
+			Thread.onSpinWait();
+		}
+		assertThat(this.thread.get().getState()).as("asleep until the far timer").isEqualTo(Thread.State.TIMED_WAITING);
+		long armed = System.nanoTime();
+		long fired = firedAt(wheel, TimeUnit.MILLISECONDS.toNanos(20)).get(5, TimeUnit.SECONDS);
+		assertThat(fired - armed).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(20));
+		assertThat(far).isNotDone();
+	}
+
+	@Test
+	void manyTimersFireEachNoEarlierThanItsTimeWithTheEarliestCancelled() throws Exception {
+		Deadlines wheel = wheel(5);
+		// more than the wheel sleeps ahead for, then fewer as they fire
+		int count = Deadlines.SKIP_AHEAD_LIMIT + 16;
+		long start = System.nanoTime();
+		long[] deadlines = new long[count];
+		List<CompletableFuture<Long>> fired = new ArrayList<>();
+		Timeout first = wheel.at(start + TimeUnit.MILLISECONDS.toNanos(5), (t) -> {
+		});
+		for (int i = 0; i < count; i++) {
+			deadlines[i] = start + TimeUnit.MILLISECONDS.toNanos(10 + 3L * i);
+			CompletableFuture<Long> f = new CompletableFuture<>();
+			wheel.at(deadlines[i], (t) -> f.complete(System.nanoTime()));
+			fired.add(f);
+		}
+		first.cancel();
+		for (int i = 0; i < count; i++) {
+			assertThat(fired.get(i).get(5, TimeUnit.SECONDS)).as("timer %d", i).isGreaterThanOrEqualTo(deadlines[i]);
+		}
+		assertThat(first.isExpired()).isFalse();
+	}
+
+	@Test
+	void cancelledTimerLetsGoOfItsTaskBeforeTheWheelTakesItIn() {
+		// a tick of 1 s: the thread, asleep ten ticks at a time, takes nothing in for 10
+		// s
+		Deadlines wheel = wheel(1000);
+		firedAt(wheel, TimeUnit.SECONDS.toNanos(60));
+		long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		while (this.thread.get().getState() != Thread.State.TIMED_WAITING && System.nanoTime() < giveUp) {
+			Thread.onSpinWait();
+		}
+		WeakReference<Object> held = new WeakReference<>(armAndCancel(wheel));
+		giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		while (held.get() != null && System.nanoTime() < giveUp) {
+			System.gc();
+			Thread.onSpinWait();
+		}
+		assertThat(held.get()).as("what the cancelled timer's task held").isNull();
+	}
+
+	@Test
+	void sleepingThreadWakesToTakeInManyTimersArmedForLaterAndCancelled() {
+		// a tick of 1 s: asleep ten ticks at a time, unless what it holds in its queues
+		// wakes it
+		Deadlines wheel = wheel(1000);
+		firedAt(wheel, TimeUnit.SECONDS.toNanos(60));
+		long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		while (this.thread.get().getState() != Thread.State.TIMED_WAITING && System.nanoTime() < giveUp) {
+			Thread.onSpinWait();
+		}
+		long before = wheel.wakeUps();
+		for (int i = 0; i < Deadlines.WAKE_AFTER_QUEUED / 2; i++) {
+			wheel.after(TimeUnit.SECONDS.toNanos(30), (t) -> {
+			}).cancel();
+		}
+		giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		while (wheel.wakeUps() == before && System.nanoTime() < giveUp) {
+			Thread.onSpinWait();
+		}
+		assertThat(wheel.wakeUps()).as("woken by its queues").isGreaterThan(before);
+	}
+
+	/** Arm a timer whose task holds a new object, cancel it, and return the object. */
+	private static Object armAndCancel(Deadlines wheel) {
+		Object payload = new byte[1024];
+		Timeout timeout = wheel.after(TimeUnit.SECONDS.toNanos(30), (t) -> payload.hashCode());
+		assertThat(timeout.cancel()).isTrue();
+		assertThat(timeout.task()).isNull();
+		return payload;
 	}
 
 	@Test

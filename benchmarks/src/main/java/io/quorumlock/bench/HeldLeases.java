@@ -26,11 +26,13 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
  * The scale scenario of many leases held at once: {@code HeldLeases candidate count
  * nodes leaseMs cycles}. Takes one lease held to the end (so that the client never holds
  * none, see {@code main}), warms up, takes {@code count} leases on distinct keys (256 in
- * flight), holds them for one renewal period (lease/3) unmeasured, and for more while the
- * JVM's JIT compilers are still at work (more than {@value #QUIET_JIT_MS} ms of
- * compilation in the last period; at most {@value #MAX_EXTRA_PERIODS} more, none with
- * fewer than three {@code cycles}, a smoke run), then for {@code cycles} renewal periods,
- * the window, then prints one {@code [scale]} line:
+ * flight), holds them unmeasured for as many renewal periods (lease/3) as
+ * {@value #WARMUP_RENEWALS} renewals take (at least one, at most
+ * {@value #MAX_WARMUP_PERIODS}), and for more while the JVM's JIT compilers are still at
+ * work (more than {@value #QUIET_JIT_MS} ms of compilation in the last period; at most
+ * {@value #MAX_WARMUP_PERIODS} in all; one period only with fewer than three
+ * {@code cycles}, a smoke run), then for {@code cycles} renewal periods, the window, then
+ * prints one {@code [scale]} line:
  * <ul>
  * <li>heap per held lease: retained heap (after {@code System.gc()}) holding them, minus
  * before taking them, divided by the count;</li>
@@ -63,7 +65,21 @@ final class HeldLeases {
 	 */
 	private static final long QUIET_JIT_MS = 50;
 
-	private static final int MAX_EXTRA_PERIODS = 6;
+	/**
+	 * Renewals before the window, whatever the count of leases: a client's loops over a
+	 * batch of renewals reach the compilers' thresholds after some tens of thousands of
+	 * them (at 10,000 leases, C2 compiled quorumlock's in the 7th and 8th periods, inside
+	 * a window that began after 5), so that a window after fewer periods measures their
+	 * compilation, not renewal.
+	 */
+	private static final int WARMUP_RENEWALS = 100_000;
+
+	private static final int MAX_WARMUP_PERIODS = 12;
+
+	/**
+	 * The JIT compilers' threads (C1 and C2) in {@link ScaleSupport#threadCpuMsByKind}.
+	 */
+	private static final String COMPILERS = "C_CompilerThre";
 
 	private HeldLeases() {
 	}
@@ -104,27 +120,40 @@ final class HeldLeases {
 			out.put("heapPerLeaseBytes", (double) (heapAfter - heapBefore) / held);
 
 			long windowMs = cycles * lease.toMillis() / 3;
-			// one renewal period unmeasured, or more (below): every lease renewed once,
-			// so
-			// that the window measures renewal as it goes on, not the first runs of a
-			// client's renewal code (its JIT compilation and class loading, which took
-			// most
-			// of the CPU of a first period at 1,000 and 10,000 leases)
-			int warmupPeriods = warmUp(lease.toMillis() / 3, (cycles >= 3) ? MAX_EXTRA_PERIODS : 0);
+			// the sampler runs from the warm-up on, so that the compilation of what it
+			// calls is done before the window (its own CPU in the window is left out)
+			Sampler sampler = new Sampler(holder, lease.toMillis() / 6);
+			sampler.start();
+			// renewal periods unmeasured (see WARMUP_RENEWALS): the window measures
+			// renewal as it goes on, not the first runs of a client's renewal code (its
+			// JIT compilation and class loading took most of the CPU of a first period at
+			// 1,000 and 10,000 leases)
+			int leastPeriods = (cycles >= 3)
+					? (int) Math.min(MAX_WARMUP_PERIODS, Math.max(1, (WARMUP_RENEWALS + count - 1) / count)) : 1;
+			int warmupPeriods = warmUp(lease.toMillis() / 3, leastPeriods, (cycles >= 3) ? MAX_WARMUP_PERIODS : 1);
 			out.put("warmupPeriods", warmupPeriods);
 			long jitBefore = jitMs();
-			Sampler sampler = new Sampler(holder, lease.toMillis() / 6);
 			RedisStats.Snapshot redisBefore = stats.snapshot();
 			long renewedBefore = holder.renewed();
 			Map<String, Long> errorsBefore = holder.nodeErrors();
+			Map<String, Long> threadsBefore = ScaleSupport.threadCpuMsByKind();
 			long cpuBefore = ScaleSupport.processCpuNanos();
+			long samplerBefore = sampler.cpuNanos.get();
+			sampler.resetMinimum();
 			long windowStart = System.nanoTime();
-			sampler.start();
+			// for a profiler attached from outside (jcmd <pid> JVMTI.agent_load ...)
+			System.err.println("[held] window of " + windowMs + " ms starts, pid " + ProcessHandle.current().pid()
+					+ ", uptime " + ManagementFactory.getRuntimeMXBean().getUptime() + " ms");
 			Thread.sleep(windowMs);
+			System.err.println("[held] window ends, pid " + ProcessHandle.current().pid() + ", uptime "
+					+ ManagementFactory.getRuntimeMXBean().getUptime() + " ms");
 			sampler.stop();
 			double windowSeconds = (System.nanoTime() - windowStart) / 1e9;
 			out.put("jitMsInWindow", jitMs() - jitBefore);
-			long jvmCpu = ScaleSupport.processCpuNanos() - cpuBefore - sampler.cpuNanos.get();
+			Map<String, Long> threadsAfter = ScaleSupport.threadCpuMsByKind();
+			long jvmCpu = ScaleSupport.processCpuNanos() - cpuBefore - (sampler.cpuNanos.get() - samplerBefore);
+			out.put("threadCpuMs", ScaleSupport.threadCpuDelta(threadsBefore, threadsAfter));
+			long compilersMs = threadsAfter.getOrDefault(COMPILERS, 0L) - threadsBefore.getOrDefault(COMPILERS, 0L);
 			RedisStats.Snapshot redis = stats.snapshot().minus(redisBefore);
 			long renewed = holder.renewed() - renewedBefore;
 			double pexpiresPerNode = (double) redis.pexpires() / nodes;
@@ -135,6 +164,10 @@ final class HeldLeases {
 			out.put("renewals", renewals);
 			out.put("pexpiresPerNodePerRenewal", pexpiresPerNode / Math.max(1, renewals));
 			out.put("jvmCpuUsPerRenewal", jvmCpu / 1000.0 / Math.max(1, renewals));
+			// the same less the JIT compilers' threads (their CPU, read from /proc): what
+			// renewal costs once the code is compiled, which at 1,000 leases a window
+			// after a minute or two of warm-up still is not
+			out.put("jvmCpuUsPerRenewalLessJit", (jvmCpu / 1000.0 - compilersMs * 1000.0) / Math.max(1, renewals));
 			out.put("redisCpuUsPerRenewal", redis.cpuSeconds() * 1e6 / Math.max(1, renewals));
 			out.put("jvmCpuUsPerLeasePerPeriod", jvmCpu / 1000.0 / held / periods);
 			out.put("redisCpuUsPerLeasePerPeriod", redis.cpuSeconds() * 1e6 / held / periods);
@@ -169,11 +202,11 @@ final class HeldLeases {
 	}
 
 	/**
-	 * Hold for one renewal period, then a period at a time while the last one took
-	 * {@link #QUIET_JIT_MS} ms of compilation or more, at most {@code extra} more.
+	 * Hold for {@code least} renewal periods, then a period at a time while the last one
+	 * took {@link #QUIET_JIT_MS} ms of compilation or more, {@code most} periods in all.
 	 * @return the periods held
 	 */
-	private static int warmUp(long periodMs, int extra) throws InterruptedException {
+	private static int warmUp(long periodMs, int least, int most) throws InterruptedException {
 		int periods = 0;
 		long before;
 		do {
@@ -181,7 +214,7 @@ final class HeldLeases {
 			Thread.sleep(periodMs);
 			periods++;
 		}
-		while (jitMs() - before >= QUIET_JIT_MS && periods <= extra);
+		while (periods < most && (periods < least || jitMs() - before >= QUIET_JIT_MS));
 		return periods;
 	}
 
@@ -256,6 +289,11 @@ final class HeldLeases {
 
 		void start() {
 			this.thread.start();
+		}
+
+		/** Forget the least seen so far: the window's starts now. */
+		void resetMinimum() {
+			this.minRemaining.set(-1);
 		}
 
 		void stop() throws InterruptedException {

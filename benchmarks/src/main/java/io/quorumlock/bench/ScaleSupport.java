@@ -1,15 +1,18 @@
 package io.quorumlock.bench;
 
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.nio.file.Files;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ThreadFactory;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 
 /**
  * Small helpers shared by the scale scenarios ({@link HeldLeases}, {@link Waiters},
@@ -61,6 +64,53 @@ final class ScaleSupport {
 			return os.getProcessCpuTime();
 		}
 		return 0;
+	}
+
+	/**
+	 * CPU time of this JVM's threads by kind, in ms, from {@code /proc/self/task}: each
+	 * thread's name less its digits and {@code #} (so the GC workers are one entry, the
+	 * I/O threads another); empty where there is no {@code /proc}. The difference of two
+	 * readings is a window's profile by thread kind, the compilers, the collector's
+	 * threads and the ones that have ended since excepted.
+	 */
+	static Map<String, Long> threadCpuMsByKind() {
+		Map<String, Long> byKind = new TreeMap<>();
+		File[] tasks = new File("/proc/self/task").listFiles();
+		if (tasks == null) {
+			return byKind;
+		}
+		for (File task : tasks) {
+			try {
+				String stat = Files.readString(task.toPath().resolve("stat"));
+				int open = stat.indexOf('(');
+				int close = stat.lastIndexOf(')');
+				String kind = stat.substring(open + 1, close).replaceAll("[0-9#]+", "").trim().replace(' ', '_');
+				String[] fields = stat.substring(close + 2).split(" ");
+				// after the name: state is field 3, utime and stime fields 14 and 15
+				long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+				byKind.merge(kind, ticks * 10, Long::sum);
+			}
+			catch (IOException | RuntimeException ended) {
+				// a thread that ended while read
+			}
+		}
+		return byKind;
+	}
+
+	/**
+	 * The CPU each kind of thread took between two readings of
+	 * {@link #threadCpuMsByKind()}, largest first, as {@code kind:ms;...} (kinds under 10
+	 * ms left out).
+	 */
+	static String threadCpuDelta(Map<String, Long> before, Map<String, Long> after) {
+		StringBuilder out = new StringBuilder();
+		after.entrySet()
+			.stream()
+			.map((e) -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
+			.filter((e) -> e.getValue() >= 10)
+			.sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+			.forEach((e) -> out.append(e.getKey()).append(':').append(e.getValue()).append(';'));
+		return (out.length() == 0) ? "none" : out.toString();
 	}
 
 	/** CPU time of the calling thread (to leave a probe's own cost out of a figure). */

@@ -72,6 +72,26 @@ final class ScaleTargets {
 		target("held leases: renewals late or missed = 0 (quorumlock; lost + lapsed + late)", fmt(late, 0),
 				all.isEmpty() ? Double.NaN : late, late == 0);
 		for (Map<String, Object> r : report.find("held", is("candidate", "quorumlock"))) {
+			Map<String, Object> peer = first(
+					report.find("held", is("candidate", "redisson-watchdog").and(is("nodes", num(r, "nodes")))
+						.and(is("leases", num(r, "leases")))));
+			if (peer == null) {
+				continue;
+			}
+			String where = fmt(num(r, "leases"), 0) + " held on " + fmt(num(r, "nodes"), 0);
+			for (String metric : new String[] { "jvmCpuUsPerRenewal", "jvmCpuUsPerRenewalLessJit" }) {
+				double ratio = num(r, metric) / num(peer, metric);
+				target(where + ": JVM CPU per renewal" + (metric.endsWith("LessJit") ? ", less the JIT," : "")
+						+ " ≤ Redisson's",
+						fmt(ratio, 2) + "× (" + fmt(num(r, metric), 1) + " vs " + fmt(num(peer, metric), 1) + " µs)",
+						ratio, ratio <= 1);
+			}
+			double heap = num(r, "heapPerLeaseBytes") / num(peer, "heapPerLeaseBytes");
+			target(where + ": heap per lease ≤ Redisson's",
+					fmt(num(r, "heapPerLeaseBytes"), 0) + " vs " + fmt(num(peer, "heapPerLeaseBytes"), 0) + " B", heap,
+					heap <= 1);
+		}
+		for (Map<String, Object> r : report.find("held", is("candidate", "quorumlock"))) {
 			target("heap per held lease stated and bounded (" + fmt(num(r, "leases"), 0) + " on "
 					+ fmt(num(r, "nodes"), 0) + ")", fmt(num(r, "heapPerLeaseBytes"), 0) + " B", Double.NaN, true);
 		}
@@ -114,9 +134,10 @@ final class ScaleTargets {
 		double ratio = num(q, "opsPerSecond") / num(floor, "opsPerSecond");
 		target("4 client processes, one key: hand-overs ≥ 1.0× floor", ScaleReport.times(ratio), ratio, ratio >= 1.0);
 		double fairness = num(q, "fairness");
-		target("4 client processes: fairness ≥ 0.85", fmt(fairness, 2), fairness, fairness >= 0.85);
+		target("4 client processes: fairness ≥ 0.9", fmt(fairness, 2), fairness, fairness >= 0.9);
 		double p999 = num(q, "waitP999Us");
-		target("4 client processes: wait p99.9 ≤ 10 ms", fmt(p999 / 1000, 2) + " ms", p999, p999 <= 10_000);
+		// the p99.9 measured before the hand-over was profiled (2026-11-25)
+		target("4 client processes: wait p99.9 ≤ 7.7 ms", fmt(p999 / 1000, 2) + " ms", p999, p999 <= 7_700);
 	}
 
 	private void exclusion(ScaleReport report) {

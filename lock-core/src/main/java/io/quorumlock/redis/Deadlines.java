@@ -192,7 +192,14 @@ final class Deadlines implements Timer, AutoCloseable {
 			// and wake the thread if they are due earlier)
 			long next = (this.live <= SKIP_AHEAD_LIMIT)
 					? Math.max(this.current, Math.min(this.current + MAX_SKIP_TICKS, earliestTick())) : this.current;
-			if (next * this.tickNanos - System.nanoTime() > 0) {
+			long wait = next * this.tickNanos - System.nanoTime();
+			if (wait > 0 && next == this.current) {
+				// to the next tick, as a wheel that ticks waits: what is armed meanwhile
+				// fires at that tick at the earliest, and the queues hold a tick's worth
+				LockSupport.parkNanos(this, wait);
+				continue;
+			}
+			if (wait > 0) {
 				sleepTo(next);
 				continue; // woken at that tick or early (a timer, close): look again
 			}

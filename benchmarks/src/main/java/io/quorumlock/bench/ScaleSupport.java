@@ -24,6 +24,9 @@ final class ScaleSupport {
 
 	static final String PREFIX = "[scale] ";
 
+	/** A clock tick of {@code /proc}'s CPU times: Linux's {@code USER_HZ} is 100. */
+	private static final long MS_PER_CLOCK_TICK = 10;
+
 	private ScaleSupport() {
 	}
 
@@ -88,7 +91,7 @@ final class ScaleSupport {
 				String[] fields = stat.substring(close + 2).split(" ");
 				// after the name: state is field 3, utime and stime fields 14 and 15
 				long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-				byKind.merge(kind, ticks * 10, Long::sum);
+				byKind.merge(kind, ticks * MS_PER_CLOCK_TICK, Long::sum);
 			}
 			catch (IOException | RuntimeException ended) {
 				// a thread that ended while read

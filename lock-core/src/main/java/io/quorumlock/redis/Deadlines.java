@@ -149,8 +149,8 @@ final class Deadlines implements Timer, AutoCloseable {
 		if (tickOf(deadline, this.tickNanos) < asleepTo) {
 			LockSupport.unpark(this.worker);
 		}
-		else if (asleepTo != AWAKE) {
-			queuedAsleep();
+		else {
+			queued(asleepTo);
 		}
 		return entry;
 	}
@@ -193,14 +193,17 @@ final class Deadlines implements Timer, AutoCloseable {
 			long next = (this.live <= SKIP_AHEAD_LIMIT)
 					? Math.max(this.current, Math.min(this.current + MAX_SKIP_TICKS, earliestTick())) : this.current;
 			long wait = next * this.tickNanos - System.nanoTime();
-			if (wait > 0 && next == this.current) {
-				// to the next tick, as a wheel that ticks waits: what is armed meanwhile
-				// fires at that tick at the earliest, and the queues hold a tick's worth
-				LockSupport.parkNanos(this, wait);
-				continue;
-			}
 			if (wait > 0) {
-				sleepTo(next);
+				if (next == this.current) {
+					// to the next tick, as a wheel that ticks waits: what is armed
+					// meanwhile
+					// fires at that tick at the earliest, and the queues hold a tick's
+					// worth
+					LockSupport.parkNanos(this, wait);
+				}
+				else {
+					sleepTo(next);
+				}
 				continue; // woken at that tick or early (a timer, close): look again
 			}
 			// the ticks before it are empty: skipped, not expired one by one
@@ -252,11 +255,12 @@ final class Deadlines implements Timer, AutoCloseable {
 	}
 
 	/**
-	 * One more timer queued while the thread sleeps: the last the queues may hold wakes
-	 * it.
+	 * One more timer queued, with the thread asleep to {@code asleepTo} as its queuer
+	 * read it: counted only while the thread sleeps, and the last the queues may hold
+	 * then wakes it.
 	 */
-	private void queuedAsleep() {
-		if (this.queuedAsleep.incrementAndGet() == WAKE_AFTER_QUEUED) {
+	private void queued(long asleepTo) {
+		if (asleepTo != AWAKE && this.queuedAsleep.incrementAndGet() == WAKE_AFTER_QUEUED) {
 			LockSupport.unpark(this.worker);
 		}
 	}
@@ -390,9 +394,7 @@ final class Deadlines implements Timer, AutoCloseable {
 			// unlinked by the wheel's thread, so that a cancelled timer is not kept
 			// until its tick; one still in the added queue is skipped there
 			Deadlines.this.cancelled.add(this);
-			if (Deadlines.this.sleepsTo != AWAKE) {
-				Deadlines.this.queuedAsleep();
-			}
+			Deadlines.this.queued(Deadlines.this.sleepsTo);
 			return true;
 		}
 

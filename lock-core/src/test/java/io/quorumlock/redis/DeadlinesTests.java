@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 
 import io.netty.util.Timeout;
 import org.junit.jupiter.api.AfterEach;
@@ -39,6 +40,17 @@ class DeadlinesTests {
 	void close() {
 		if (this.wheel != null) {
 			this.wheel.close();
+		}
+	}
+
+	/**
+	 * Spin until {@code condition} holds or 5 s have passed; the caller asserts what it
+	 * waited for.
+	 */
+	private static void spinUntil(BooleanSupplier condition) {
+		long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		while (!condition.getAsBoolean() && System.nanoTime() < giveUp) {
+			Thread.onSpinWait();
 		}
 	}
 
@@ -109,10 +121,7 @@ class DeadlinesTests {
 		// a cancelled timer is unlinked, so it does not keep the thread ticking either
 		wheel.after(TimeUnit.SECONDS.toNanos(60), (t) -> {
 		}).cancel();
-		long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-		while (this.thread.get().getState() != Thread.State.WAITING && System.nanoTime() < giveUp) {
-			Thread.onSpinWait();
-		}
+		spinUntil(() -> this.thread.get().getState() == Thread.State.WAITING);
 		assertThat(this.thread.get().getState()).as("parked without a timeout").isEqualTo(Thread.State.WAITING);
 		firedAt(wheel, TimeUnit.MILLISECONDS.toNanos(10)).get(5, TimeUnit.SECONDS);
 	}
@@ -126,8 +135,7 @@ class DeadlinesTests {
 		long fired = firedAt(wheel, TimeUnit.MILLISECONDS.toNanos(300)).get(5, TimeUnit.SECONDS);
 		assertThat(fired - armed).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(300));
 		// at most every tenth tick (what it has not yet taken in is bounded): 6, and a
-		// few
-		// more for the first timer and a park that ends early
+		// few more for the first timer and a park that ends early
 		assertThat(wheel.wakeUps() - before).as("wake-ups for one timer 60 ticks ahead").isLessThan(15);
 	}
 
@@ -137,10 +145,7 @@ class DeadlinesTests {
 		CompletableFuture<Long> far = firedAt(wheel, TimeUnit.SECONDS.toNanos(60));
 		long before = wheel.wakeUps();
 		// a wheel that slept to its one timer would not wake again for 60 s
-		long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-		while (wheel.wakeUps() - before < 3 && System.nanoTime() < giveUp) {
-			Thread.onSpinWait();
-		}
+		spinUntil(() -> wheel.wakeUps() - before >= 3);
 		assertThat(wheel.wakeUps() - before).isGreaterThanOrEqualTo(3);
 		assertThat(far).isNotDone();
 	}
@@ -149,10 +154,7 @@ class DeadlinesTests {
 	void timerDueBeforeTheTickTheThreadSleepsToWakesIt() throws Exception {
 		Deadlines wheel = wheel(5);
 		CompletableFuture<Long> far = firedAt(wheel, TimeUnit.SECONDS.toNanos(60));
-		long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-		while (this.thread.get().getState() != Thread.State.TIMED_WAITING && System.nanoTime() < giveUp) {
-			Thread.onSpinWait();
-		}
+		spinUntil(() -> this.thread.get().getState() == Thread.State.TIMED_WAITING);
 		assertThat(this.thread.get().getState()).as("asleep until the far timer").isEqualTo(Thread.State.TIMED_WAITING);
 		long armed = System.nanoTime();
 		long fired = firedAt(wheel, TimeUnit.MILLISECONDS.toNanos(20)).get(5, TimeUnit.SECONDS);
@@ -185,20 +187,16 @@ class DeadlinesTests {
 
 	@Test
 	void cancelledTimerLetsGoOfItsTaskBeforeTheWheelTakesItIn() {
-		// a tick of 1 s: the thread, asleep ten ticks at a time, takes nothing in for 10
-		// s
+		// a tick of 1 s: the thread, asleep ten ticks at a time, takes nothing in for
+		// 10 s
 		Deadlines wheel = wheel(1000);
 		firedAt(wheel, TimeUnit.SECONDS.toNanos(60));
-		long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-		while (this.thread.get().getState() != Thread.State.TIMED_WAITING && System.nanoTime() < giveUp) {
-			Thread.onSpinWait();
-		}
+		spinUntil(() -> this.thread.get().getState() == Thread.State.TIMED_WAITING);
 		WeakReference<Object> held = new WeakReference<>(armAndCancel(wheel));
-		giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-		while (held.get() != null && System.nanoTime() < giveUp) {
+		spinUntil(() -> {
 			System.gc();
-			Thread.onSpinWait();
-		}
+			return held.get() == null;
+		});
 		assertThat(held.get()).as("what the cancelled timer's task held").isNull();
 	}
 
@@ -208,19 +206,13 @@ class DeadlinesTests {
 		// wakes it
 		Deadlines wheel = wheel(1000);
 		firedAt(wheel, TimeUnit.SECONDS.toNanos(60));
-		long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-		while (this.thread.get().getState() != Thread.State.TIMED_WAITING && System.nanoTime() < giveUp) {
-			Thread.onSpinWait();
-		}
+		spinUntil(() -> this.thread.get().getState() == Thread.State.TIMED_WAITING);
 		long before = wheel.wakeUps();
 		for (int i = 0; i < Deadlines.WAKE_AFTER_QUEUED / 2; i++) {
 			wheel.after(TimeUnit.SECONDS.toNanos(30), (t) -> {
 			}).cancel();
 		}
-		giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-		while (wheel.wakeUps() == before && System.nanoTime() < giveUp) {
-			Thread.onSpinWait();
-		}
+		spinUntil(() -> wheel.wakeUps() != before);
 		assertThat(wheel.wakeUps()).as("woken by its queues").isGreaterThan(before);
 	}
 

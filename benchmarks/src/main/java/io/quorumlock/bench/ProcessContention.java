@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.io.BufferedInputStream;
 
 /**
@@ -88,11 +89,17 @@ final class ProcessContention {
 			// the end first: a client that reads the new start then finds the new end
 			shared.setLong(SharedCounters.MEASURE_UNTIL, warmedUp + TimeUnit.MILLISECONDS.toNanos(measureMs));
 			shared.setLong(SharedCounters.MEASURE_FROM, warmedUp);
+			// for a profiler or scheduler trace from outside
+			// (benchmarks/handover-steps.sh)
+			System.err.println("[processes] window of " + measureMs + " ms starts, server " + BenchNodes.first(1).get(0)
+					+ ", client pids "
+					+ processes.stream().map((p) -> String.valueOf(p.pid())).collect(Collectors.joining(",")));
 			out.put("warmupMs", TimeUnit.NANOSECONDS.toMillis(warmedUp - now));
 			long windowEnd = warmedUp + TimeUnit.MILLISECONDS.toNanos(measureMs);
 			while (System.nanoTime() - windowEnd < 0) {
 				Thread.sleep(Math.max(1, Math.min(100, TimeUnit.NANOSECONDS.toMillis(windowEnd - System.nanoTime()))));
 			}
+			System.err.println("[processes] window ends");
 			out.put("jitMsInWindow", jit(shared, clients) - jitBefore);
 			long[] ops = new long[clients];
 			long timeouts = 0;

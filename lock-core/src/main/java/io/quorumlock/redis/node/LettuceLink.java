@@ -70,8 +70,8 @@ public class LettuceLink implements Link {
 	 * key and argument as text. Lettuce writes a key or value through the codec into a
 	 * temporary pooled buffer, then copies it (the UTF-8 codec cannot size a string
 	 * exactly beforehand): one buffer per argument on the I/O thread, 768 for a batch of
-	 * 256 renewals, each tracked by Netty's leak detector. Text is written straight into
-	 * the command's buffer.
+	 * 256 renewals, one in 128 of them with a stack trace taken by Netty's leak detector.
+	 * Text is written straight into the command's buffer.
 	 */
 	static CommandArgs<String, String> scriptArgs(String sha1, String[] keys, String[] args) {
 		CommandArgs<String, String> out = new CommandArgs<>(StringCodec.UTF8).add(sha1).add(keys.length);

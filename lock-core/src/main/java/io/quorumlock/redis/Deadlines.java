@@ -196,9 +196,8 @@ final class Deadlines implements Timer, AutoCloseable {
 			if (wait > 0) {
 				if (next == this.current) {
 					// to the next tick, as a wheel that ticks waits: what is armed
-					// meanwhile
-					// fires at that tick at the earliest, and the queues hold a tick's
-					// worth
+					// meanwhile fires at that tick at the earliest, and the queues
+					// hold a tick's worth
 					LockSupport.parkNanos(this, wait);
 				}
 				else {

@@ -86,6 +86,7 @@ final class ProcessContention {
 			shared.setLong(SharedCounters.GO, now);
 			long warmedUp = warmUp(shared, processes, dir, clients, now, warmupMs);
 			long jitBefore = jit(shared, clients);
+			OtherCpu others = OtherCpu.start(processes.stream().map(Process::pid).toList(), BenchNodes.all());
 			// the end first: a client that reads the new start then finds the new end
 			shared.setLong(SharedCounters.MEASURE_UNTIL, warmedUp + TimeUnit.MILLISECONDS.toNanos(measureMs));
 			shared.setLong(SharedCounters.MEASURE_FROM, warmedUp);
@@ -100,6 +101,7 @@ final class ProcessContention {
 				Thread.sleep(Math.max(1, Math.min(100, TimeUnit.NANOSECONDS.toMillis(windowEnd - System.nanoTime()))));
 			}
 			System.err.println("[processes] window ends");
+			others.end(out);
 			out.put("jitMsInWindow", jit(shared, clients) - jitBefore);
 			long[] ops = new long[clients];
 			long timeouts = 0;

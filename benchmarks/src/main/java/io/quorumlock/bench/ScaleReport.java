@@ -174,17 +174,20 @@ final class ScaleReport {
 				+ "gets. Fairness: the slowest client's operations ÷ the busiest's. Exclusion: a counter in a "
 				+ "memory-mapped file shared by the 4 processes. Warm-up: at least 20 s, then until the "
 				+ "clients' JIT compilers are quiet (under 250 ms of compilation, all clients together, in 5 s; "
-				+ "at most 120 s); JIT in window: their compilation time during the measurement.\n\n");
+				+ "at most 120 s); JIT in window: their compilation time during the measurement. Others' CPU: "
+				+ "what the machine's CPUs spent outside the case during the measurement (all but its clients, "
+				+ "the Redis servers and the runner), with the task that took most of it; a task that holds a "
+				+ "CPU for milliseconds at a time shows in every candidate's wait tail.\n\n");
 		md.append("| candidate | ops/s | ÷ floor | wait p50 (ms) | p99 | p99.9 | max | fairness | ops per client "
-				+ "| timeouts | violations | warm-up (s) | JIT in window (ms) |\n"
-				+ "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
+				+ "| timeouts | violations | warm-up (s) | JIT in window (ms) | others' CPU in window (ms) |\n"
+				+ "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|\n");
 		Map<String, Object> floor = first(find("processes", is("candidate", "floor")));
 		for (Map<String, Object> r : find("processes", (x) -> true)) {
 			md.append(row(r.get("candidate"), f(r, "opsPerSecond", 0),
 					times(num(r, "opsPerSecond") / num(floor, "opsPerSecond")), fmt(num(r, "waitP50Us") / 1000, 2),
 					fmt(num(r, "waitP99Us") / 1000, 2), fmt(num(r, "waitP999Us") / 1000, 2),
 					fmt(num(r, "waitMaxUs") / 1000, 1), f(r, "fairness", 2), r.get("opsPerClient"), f(r, "timeouts", 0),
-					f(r, "violations", 0), fmt(num(r, "warmupMs") / 1000, 0), f(r, "jitMsInWindow", 0)));
+					f(r, "violations", 0), fmt(num(r, "warmupMs") / 1000, 0), f(r, "jitMsInWindow", 0), others(r)));
 		}
 		md.append("\n### Targets\n\n| target | measured | status |\n|---|---|---|\n");
 		for (Map<String, Object> t : this.targets.list()) {
@@ -216,6 +219,22 @@ final class ScaleReport {
 
 	private static String f(Map<String, Object> row, String key, int decimals) {
 		return fmt(num(row, key), decimals);
+	}
+
+	/**
+	 * A cross-process case's others' CPU in its window, with the task that took most of
+	 * it ({@code 290 (kdamond.0 230)}); a dash where it was not measured.
+	 */
+	private static String others(Map<String, Object> row) {
+		double ms = num(row, "otherCpuMs");
+		if (Double.isNaN(ms)) {
+			return "—";
+		}
+		Object busiest = row.get("busiestOther");
+		String name = (busiest != null) ? busiest.toString() : "none";
+		int colon = name.lastIndexOf(':');
+		return fmt(ms, 0)
+				+ ((colon > 0) ? " (" + name.substring(0, colon) + " " + name.substring(colon + 1) + ")" : "");
 	}
 
 	static String times(double ratio) {

@@ -3,7 +3,8 @@
 # (benchmarks/run.sh, the last build), records the scheduler (`perf sched record`, all CPUs) for
 # the first --seconds of each measurement window, and prints per kind of thread its wake-ups, mean
 # scheduling delay and CPU per hand-over, and, for a candidate that hands over by pub/sub, where a
-# hand-over's time goes from one grant to the next (benchmarks/handover_steps.py).
+# hand-over's time goes from one grant to the next, then the longest times from one grant to the
+# next with the tasks that ran most in each (benchmarks/handover_steps.py).
 #
 #   benchmarks/handover-steps.sh [--candidates floor,quorumlock] [--seconds 4] [--busy-cpus] [--out DIR]
 #

@@ -14,7 +14,10 @@ of `scale-processes/1/<candidate>`, and prints two Markdown tables:
   its release to the command I/O thread, which writes it, and the server, once woken,
   writes the next grant. The chain is found from wake-ups alone: the server wakes I/O
   thread A of a client, A wakes that client's caller, the caller then wakes I/O thread
-  B != A of the same client (a reply and the next command go through one thread).
+  B != A of the same client (a reply and the next command go through one thread);
+* the longest times from one grant to the next, with the tasks that ran most in each
+  (on a machine where a kernel thread holds a CPU for milliseconds at a time, these
+  gaps are the wait tail, whichever the candidate).
 
 Usage: handover_steps.py TIMEHIST_FILE HANDOVERS_PER_SECOND CLIENT_PIDS SERVER_PID
 (CLIENT_PIDS comma-separated; SERVER_PID 0 for the redis-server switched in most often).
@@ -60,7 +63,7 @@ def busiest_server(path):
 def main(path, rate, clients, server):
     if server == 0:
         server = busiest_server(path)
-    wakes, first, last = [], None, None
+    wakes, runs, first, last = [], [], None, None
     per_kind = collections.defaultdict(lambda: [0, 0.0, 0.0])  # switches, delay sum, runtime sum
     with open(path, encoding='latin-1') as lines:
         for line in lines:
@@ -73,6 +76,7 @@ def main(path, rate, clients, server):
             if m:
                 t, _, comm, tid, pid, _wait, delay, runtime = m.groups()
                 t = float(t)
+                runs.append((t - float(runtime) / 1000, t, comm.strip(), int(pid or tid)))
                 first = t if first is None else first
                 last = t
                 k = kind(comm.strip(), int(pid or tid), clients, server)
@@ -93,6 +97,7 @@ def main(path, rate, clients, server):
             print(f'| {k} | {n / handovers:.2f} | {1000 * delay / n:.1f} | {1000 * runtime / handovers:.1f} |')
     print()
     chains(wakes, clients, server)
+    longest_gaps(wakes, runs, clients, server)
 
 
 def chains(wakes, clients, server):
@@ -157,6 +162,46 @@ def chains(wakes, clients, server):
     print()
     print(f'Threads the server woke between the release\'s hand-off and the next grant (writes ahead of it): '
           f'{statistics.mean(steps["others"]):.2f} on average.')
+
+
+def longest_gaps(wakes, runs, clients, server, count=10):
+    """The longest times between two grants, and the tasks that ran most in each.
+
+    A grant is the server waking a client's I/O thread that then wakes that client's
+    caller (the grant heard, or a reply the caller waited for). A gap of milliseconds
+    where some task outside the case held a CPU is the machine's, not the candidate's.
+    """
+    server_woke, grants = {}, []
+    for t, _wn, wt, wp, en, et, ep in wakes:
+        if wp == server and ep in clients:
+            server_woke[et] = t
+        elif wp in clients and ep == wp and en == 'java' and wt != et:
+            t0 = server_woke.pop(wt, None)
+            if t0 is not None:
+                grants.append(t0)
+    grants.sort()
+    gaps = sorted(((grants[i + 1] - grants[i], grants[i]) for i in range(len(grants) - 1)), reverse=True)
+    if not gaps:
+        return
+    runs.sort()
+    starts = [r[0] for r in runs]
+    longest = max(r[1] - r[0] for r in runs)
+    print()
+    print(f'The {count} longest times from one grant to the next, and the tasks that ran most in each '
+          f'(ms of CPU; "case" marks the clients and the server):')
+    print()
+    print('| gap (ms) | tasks that ran most in it |')
+    print('|---:|---|')
+    for gap, t0 in gaps[:count]:
+        t1 = t0 + gap
+        used = collections.Counter()
+        for start, end, comm, pid in runs[bisect.bisect_left(starts, t0 - longest):bisect.bisect_right(starts, t1)]:
+            overlap = min(end, t1) - max(start, t0)
+            if overlap > 0:
+                mark = ' (case)' if pid in clients or pid == server else ''
+                used[f'{comm}{mark}'] += 1000 * overlap
+        tasks = ', '.join(f'{name} {ms:.1f}' for name, ms in used.most_common(4))
+        print(f'| {1000 * gap:.1f} | {tasks} |')
 
 
 if __name__ == '__main__':

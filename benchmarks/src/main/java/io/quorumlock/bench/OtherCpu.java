@@ -15,14 +15,16 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The CPU a machine spent outside a scale case during its window: every CPU's busy time
- * (from {@code /proc/stat}) less that of the case's own processes (its client JVMs, the
- * run's Redis servers, this JVM), and the other task that took the most of it. On a
+ * The CPU a machine spent outside a scale case during its window: that of every process
+ * but the case's own (its client JVMs, the run's Redis servers, this JVM), kernel threads
+ * included, from {@code /proc}, with the one that took the most; and the time the
+ * hypervisor gave to others while a CPU wanted to run ({@code /proc/stat}'s steal). On a
  * machine where the kernel or another tenant takes a CPU in bursts of several
  * milliseconds (a memory reclaimer, say), a case's wait tail follows those bursts,
- * whoever the candidate; this says how much there was. Tasks that started and ended
- * inside the window count in the total but cannot be named. Where there is no
- * {@code /proc}, nothing is reported.
+ * whoever the candidate; this says how much there was. Processes that started and ended
+ * inside the window are not seen, and the kernel counts CPU in clock ticks (10 ms), so
+ * the figures are to about a tick per process. Where there is no {@code /proc}, nothing
+ * is reported.
  */
 final class OtherCpu {
 
@@ -30,13 +32,13 @@ final class OtherCpu {
 
 	private final Set<Long> own;
 
-	private final long[] busyBefore;
+	private final long stealBefore;
 
 	private final Map<Long, Task> before;
 
 	private OtherCpu(Set<Long> own) {
 		this.own = own;
-		this.busyBefore = busyAndStealTicks();
+		this.stealBefore = stealTicks();
 		this.before = tasks();
 	}
 
@@ -60,50 +62,48 @@ final class OtherCpu {
 	}
 
 	/**
-	 * End the count and put its figures in {@code out}: {@code otherCpuMs} (all CPUs),
-	 * {@code stealMs} (time the hypervisor gave away while a CPU wanted to run), and
-	 * {@code busiestOther} ({@code name:ms}), when {@code /proc} could be read.
+	 * End the count and put its figures in {@code out}: {@code otherCpuMs},
+	 * {@code busiestOther} ({@code name:ms}) and {@code stealMs}, when {@code /proc}
+	 * could be read.
 	 * @param out the case's results
 	 */
 	void end(Map<String, Object> out) {
-		long[] busy = busyAndStealTicks();
-		if (busy == null || this.busyBefore == null) {
+		Map<Long, Task> after = tasks();
+		long steal = stealTicks();
+		if (after.isEmpty() || steal < 0 || this.stealBefore < 0) {
 			return;
 		}
-		Map<Long, Task> after = tasks();
-		long ownTicks = 0;
+		long others = 0;
 		String busiest = null;
 		long busiestTicks = 0;
 		for (Map.Entry<Long, Task> entry : after.entrySet()) {
+			if (this.own.contains(entry.getKey())) {
+				continue;
+			}
 			Task then = this.before.get(entry.getKey());
 			long ticks = entry.getValue().ticks() - ((then != null) ? then.ticks() : 0);
-			if (this.own.contains(entry.getKey())) {
-				ownTicks += ticks;
-			}
-			else if (ticks > busiestTicks) {
+			others += ticks;
+			if (ticks > busiestTicks) {
 				busiest = entry.getValue().name();
 				busiestTicks = ticks;
 			}
 		}
-		out.put("otherCpuMs", Math.max(0, busy[0] - this.busyBefore[0] - ownTicks) * MS_PER_CLOCK_TICK);
-		out.put("stealMs", (busy[1] - this.busyBefore[1]) * MS_PER_CLOCK_TICK);
+		out.put("otherCpuMs", others * MS_PER_CLOCK_TICK);
 		out.put("busiestOther", (busiest != null) ? busiest + ":" + busiestTicks * MS_PER_CLOCK_TICK : "none");
+		out.put("stealMs", (steal - this.stealBefore) * MS_PER_CLOCK_TICK);
 	}
 
 	/**
-	 * Busy and stolen clock ticks of all CPUs so far: the first line of
-	 * {@code /proc/stat} (user, nice, system, idle, iowait, irq, softirq, steal, ...);
-	 * null without it.
+	 * Stolen clock ticks of all CPUs so far: the eighth figure of the first line of
+	 * {@code /proc/stat} (user, nice, system, idle, iowait, irq, softirq, steal, ...); -1
+	 * without it.
 	 */
-	private static long[] busyAndStealTicks() {
+	private static long stealTicks() {
 		try {
-			String[] fields = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
-			long busy = Long.parseLong(fields[1]) + Long.parseLong(fields[2]) + Long.parseLong(fields[3])
-					+ Long.parseLong(fields[6]) + Long.parseLong(fields[7]);
-			return new long[] { busy, Long.parseLong(fields[8]) };
+			return Long.parseLong(Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+")[8]);
 		}
 		catch (IOException | RuntimeException ex) {
-			return null;
+			return -1;
 		}
 	}
 

@@ -51,6 +51,7 @@ final class ProcessContention {
 		Map<String, Object> out = ScaleSupport.values();
 		out.put("candidate", candidate);
 		out.put("clients", clients);
+		out.put("windowMs", measureMs);
 		List<Process> processes = new ArrayList<>();
 		try {
 			Path counters = dir.resolve("counters");

@@ -17,6 +17,12 @@ import java.io.IOException;
  */
 final class ScaleReport {
 
+	/**
+	 * A cross-process case whose busiest outside task took this share of the CPUs in its
+	 * window is flagged under the table.
+	 */
+	private static final double BUSY_OTHER_SHARE = 0.01;
+
 	private final boolean smoke;
 
 	private final OffsetDateTime startedAt;
@@ -189,6 +195,20 @@ final class ScaleReport {
 					fmt(num(r, "waitMaxUs") / 1000, 1), f(r, "fairness", 2), r.get("opsPerClient"), f(r, "timeouts", 0),
 					f(r, "violations", 0), fmt(num(r, "warmupMs") / 1000, 0), f(r, "jitMsInWindow", 0), others(r)));
 		}
+		List<String> disturbed = new ArrayList<>();
+		for (Map<String, Object> r : find("processes", (x) -> true)) {
+			if (busiestOtherMs(r) >= BUSY_OTHER_SHARE * num(r, "windowMs") * cores()) {
+				String busiest = r.get("busiestOther").toString();
+				disturbed.add(r.get("candidate") + " (" + busiest.substring(0, busiest.lastIndexOf(':')) + " "
+						+ fmt(busiestOtherMs(r), 0) + " ms)");
+			}
+		}
+		if (!disturbed.isEmpty()) {
+			md.append("\n> **One task outside the case took 1 % of the CPUs or more** in the window of ")
+				.append(String.join(", ", disturbed))
+				.append(": a task that holds a CPU for milliseconds at a time lengthens every candidate's wait "
+						+ "tail, so compare the tails within this run only.\n");
+		}
 		md.append("\n### Targets\n\n| target | measured | status |\n|---|---|---|\n");
 		for (Map<String, Object> t : this.targets.list()) {
 			md.append(row(t.get("target"), t.get("measured"), t.get("status")));
@@ -219,6 +239,26 @@ final class ScaleReport {
 
 	private static String f(Map<String, Object> row, String key, int decimals) {
 		return fmt(num(row, key), decimals);
+	}
+
+	/**
+	 * The CPU the busiest task outside a cross-process case took in its window, in ms;
+	 * NaN where not measured.
+	 */
+	private static double busiestOtherMs(Map<String, Object> row) {
+		Object busiest = row.get("busiestOther");
+		String name = (busiest != null) ? busiest.toString() : "";
+		int colon = name.lastIndexOf(':');
+		try {
+			return (colon > 0) ? Double.parseDouble(name.substring(colon + 1)) : Double.NaN;
+		}
+		catch (NumberFormatException ex) {
+			return Double.NaN;
+		}
+	}
+
+	private int cores() {
+		return (int) this.machine.get("cores");
 	}
 
 	/**

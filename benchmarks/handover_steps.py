@@ -96,13 +96,19 @@ def main(path, rate, clients, server):
         if n / handovers >= 0.01:
             print(f'| {k} | {n / handovers:.2f} | {1000 * delay / n:.1f} | {1000 * runtime / handovers:.1f} |')
     print()
-    chains(wakes, clients, server)
-    longest_gaps(wakes, runs, clients, server)
+    grants = chains(wakes, clients, server)
+    longest_gaps(grants, runs, clients, server)
 
 
 def chains(wakes, clients, server):
+    """Print the steps of the hand-over chains; return when every grant was written.
+
+    A grant here is the server waking a client's I/O thread that then wakes that client's
+    caller (the grant heard, or a reply the caller waited for).
+    """
     server_woke = {}  # I/O thread -> when the server woke it
     heard = {}  # client pid -> (server wrote, I/O thread A, A woke the caller)
+    grants = []  # when the server wrote each grant
     found = []  # (server wrote, caller woken, release handed, client pid, I/O thread B)
     for t, _wn, wt, wp, en, et, ep in wakes:
         if wp == server and ep in clients:
@@ -111,6 +117,7 @@ def chains(wakes, clients, server):
             t0 = server_woke.pop(wt, None)
             if t0 is not None:
                 heard[wp] = (t0, wt, t)
+                grants.append(t0)
         elif wp in clients and ep == wp and wt != et and wp in heard and en != 'java':
             t0, a, t1 = heard.pop(wp)
             if et != a:
@@ -142,7 +149,7 @@ def chains(wakes, clients, server):
             steps['c2'].append(n0 - woke_server)
     if len(steps['period']) < 100:
         print('No pub/sub hand-over chains found (a candidate that polls, or one I/O thread per client).')
-        return
+        return grants
 
     def us(values):
         return f'{1e6 * statistics.mean(values):.1f} | {1e6 * statistics.median(values):.1f}'
@@ -162,24 +169,16 @@ def chains(wakes, clients, server):
     print()
     print(f'Threads the server woke between the release\'s hand-off and the next grant (writes ahead of it): '
           f'{statistics.mean(steps["others"]):.2f} on average.')
+    return grants
 
 
-def longest_gaps(wakes, runs, clients, server, count=10):
-    """The longest times between two grants, and the tasks that ran most in each.
+def longest_gaps(grants, runs, clients, server, count=10):
+    """The longest times between two grants (see chains), and the tasks that ran most in each.
 
-    A grant is the server waking a client's I/O thread that then wakes that client's
-    caller (the grant heard, or a reply the caller waited for). A gap of milliseconds
-    where some task outside the case held a CPU is the machine's, not the candidate's.
+    A gap of milliseconds where some task outside the case held a CPU is the machine's, not
+    the candidate's.
     """
-    server_woke, grants = {}, []
-    for t, _wn, wt, wp, en, et, ep in wakes:
-        if wp == server and ep in clients:
-            server_woke[et] = t
-        elif wp in clients and ep == wp and en == 'java' and wt != et:
-            t0 = server_woke.pop(wt, None)
-            if t0 is not None:
-                grants.append(t0)
-    grants.sort()
+    grants = sorted(grants)
     gaps = sorted(((grants[i + 1] - grants[i], grants[i]) for i in range(len(grants) - 1)), reverse=True)
     if not gaps:
         return

@@ -87,7 +87,11 @@ final class ProcessContention {
 			shared.setLong(SharedCounters.GO, now);
 			long warmedUp = warmUp(shared, processes, dir, clients, now, warmupMs);
 			long jitBefore = jit(shared, clients);
-			OtherCpu others = OtherCpu.start(processes.stream().map(Process::pid).toList(), BenchNodes.all());
+			List<Long> own = new ArrayList<>(processes.stream().map(Process::pid).toList());
+			try (RedisStats servers = new RedisStats(BenchNodes.all())) {
+				own.addAll(servers.pids());
+			}
+			OtherCpu others = OtherCpu.start(own);
 			// the end first: a client that reads the new start then finds the new end
 			shared.setLong(SharedCounters.MEASURE_UNTIL, warmedUp + TimeUnit.MILLISECONDS.toNanos(measureMs));
 			shared.setLong(SharedCounters.MEASURE_FROM, warmedUp);

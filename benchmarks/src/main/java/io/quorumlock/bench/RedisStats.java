@@ -31,9 +31,10 @@ final class RedisStats implements AutoCloseable {
 	private final List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
 
 	/**
-	 * Snapshots taken: each sends three INFO commands per node, left out of the counts.
+	 * INFO commands sent to each node so far (three a snapshot, one for the pids), left
+	 * out of the counts.
 	 */
-	private long taken;
+	private long infoSent;
 
 	RedisStats(List<String> nodes) {
 		for (String node : nodes) {
@@ -54,7 +55,7 @@ final class RedisStats implements AutoCloseable {
 					cpu += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
 				}
 				else if (line.startsWith("total_commands_processed:")) {
-					commands += Long.parseLong(line.substring(line.indexOf(':') + 1).trim()) - 3 * this.taken;
+					commands += Long.parseLong(line.substring(line.indexOf(':') + 1).trim()) - this.infoSent;
 				}
 				else if (line.startsWith("cmdstat_pexpire:")) {
 					pexpires += calls(line);
@@ -64,8 +65,22 @@ final class RedisStats implements AutoCloseable {
 				}
 			}
 		}
-		this.taken++;
+		this.infoSent += 3;
 		return new Snapshot(cpu, commands, pexpires, scripts);
+	}
+
+	/** Each node's server process id ({@code INFO server}'s {@code process_id}). */
+	List<Long> pids() {
+		List<Long> pids = new ArrayList<>();
+		for (StatefulRedisConnection<String, String> connection : this.connections) {
+			for (String line : connection.sync().info("server").split("\r?\n")) {
+				if (line.startsWith("process_id:")) {
+					pids.add(Long.parseLong(line.substring(line.indexOf(':') + 1).trim()));
+				}
+			}
+		}
+		this.infoSent++;
+		return pids;
 	}
 
 	private static long calls(String commandstat) {

@@ -197,10 +197,9 @@ final class ScaleReport {
 		}
 		List<String> disturbed = new ArrayList<>();
 		for (Map<String, Object> r : find("processes", (x) -> true)) {
-			if (busiestOtherMs(r) >= BUSY_OTHER_SHARE * num(r, "windowMs") * cores()) {
-				String busiest = r.get("busiestOther").toString();
-				disturbed.add(r.get("candidate") + " (" + busiest.substring(0, busiest.lastIndexOf(':')) + " "
-						+ fmt(busiestOtherMs(r), 0) + " ms)");
+			if (num(r, "busiestOtherMs") >= BUSY_OTHER_SHARE * num(r, "windowMs") * cores()) {
+				disturbed
+					.add(r.get("candidate") + " (" + r.get("busiestOther") + " " + f(r, "busiestOtherMs", 0) + " ms)");
 			}
 		}
 		if (!disturbed.isEmpty()) {
@@ -241,22 +240,6 @@ final class ScaleReport {
 		return fmt(num(row, key), decimals);
 	}
 
-	/**
-	 * The CPU the busiest task outside a cross-process case took in its window, in ms;
-	 * NaN where not measured.
-	 */
-	private static double busiestOtherMs(Map<String, Object> row) {
-		Object busiest = row.get("busiestOther");
-		String name = (busiest != null) ? busiest.toString() : "";
-		int colon = name.lastIndexOf(':');
-		try {
-			return (colon > 0) ? Double.parseDouble(name.substring(colon + 1)) : Double.NaN;
-		}
-		catch (NumberFormatException ex) {
-			return Double.NaN;
-		}
-	}
-
 	private int cores() {
 		return (int) this.machine.get("cores");
 	}
@@ -266,15 +249,11 @@ final class ScaleReport {
 	 * it ({@code 290 (kdamond.0 230)}); a dash where it was not measured.
 	 */
 	private static String others(Map<String, Object> row) {
-		double ms = num(row, "otherCpuMs");
-		if (Double.isNaN(ms)) {
+		if (Double.isNaN(num(row, "otherCpuMs"))) {
 			return "—";
 		}
-		Object busiest = row.get("busiestOther");
-		String name = (busiest != null) ? busiest.toString() : "none";
-		int colon = name.lastIndexOf(':');
-		return fmt(ms, 0)
-				+ ((colon > 0) ? " (" + name.substring(0, colon) + " " + name.substring(colon + 1) + ")" : "");
+		return f(row, "otherCpuMs", 0) + (Double.isNaN(num(row, "busiestOtherMs")) ? ""
+				: " (" + row.get("busiestOther") + " " + f(row, "busiestOtherMs", 0) + ")");
 	}
 
 	static String times(double ratio) {

@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +26,7 @@ final class ScaleSupport {
 	static final String PREFIX = "[scale] ";
 
 	/** A clock tick of {@code /proc}'s CPU times: Linux's {@code USER_HZ} is 100. */
-	private static final long MS_PER_CLOCK_TICK = 10;
+	static final long MS_PER_CLOCK_TICK = 10;
 
 	private ScaleSupport() {
 	}
@@ -84,14 +85,9 @@ final class ScaleSupport {
 		}
 		for (File task : tasks) {
 			try {
-				String stat = Files.readString(task.toPath().resolve("stat"));
-				int open = stat.indexOf('(');
-				int close = stat.lastIndexOf(')');
-				String kind = stat.substring(open + 1, close).replaceAll("[0-9#]+", "").trim().replace(' ', '_');
-				String[] fields = stat.substring(close + 2).split(" ");
-				// after the name: state is field 3, utime and stime fields 14 and 15
-				long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-				byKind.merge(kind, ticks * MS_PER_CLOCK_TICK, Long::sum);
+				TaskCpu cpu = TaskCpu.read(task.toPath().resolve("stat"));
+				String kind = cpu.name().replaceAll("[0-9#]+", "").trim().replace(' ', '_');
+				byKind.merge(kind, cpu.ticks() * MS_PER_CLOCK_TICK, Long::sum);
 			}
 			catch (IOException | RuntimeException ended) {
 				// a thread that ended while read
@@ -201,6 +197,23 @@ final class ScaleSupport {
 			}
 		}
 		return values;
+	}
+
+	/**
+	 * A process's or thread's name and CPU time so far (user and system, in clock ticks),
+	 * from its {@code /proc} stat file.
+	 */
+	record TaskCpu(String name, long ticks) {
+
+		static TaskCpu read(Path stat) throws IOException {
+			String line = Files.readString(stat);
+			int close = line.lastIndexOf(')');
+			String[] fields = line.substring(close + 2).split(" ");
+			// after the name: state is field 3, utime and stime fields 14 and 15
+			return new TaskCpu(line.substring(line.indexOf('(') + 1, close),
+					Long.parseLong(fields[11]) + Long.parseLong(fields[12]));
+		}
+
 	}
 
 }

@@ -66,13 +66,14 @@ final class EngineStatus {
 		for (RedisNode node : this.nodes) {
 			RedisNode same = this.heldBack.sameServerAs(node);
 			RegistryStatus.NodeState state = this.heldBack.state(node);
-			String lastError = (state == RegistryStatus.NodeState.VOTING) ? node.lastFailure()
+			String lastError = (state == RegistryStatus.NodeState.VOTING) ? node.record().lastFailure()
 					: this.heldBack.why(node);
 			states.add(new RegistryStatus.Node(node.address(), node.isConnected(),
-					Duration.ofNanos(Math.max(0, node.lastLatencyNanos())), Duration.ofNanos(node.uptimeNanos()),
-					this.heldBack.votes(node), Duration.ofNanos(this.heldBack.remainingNanos(node)),
-					(same != null) ? same.address() : null, state, lastError,
-					this.anchorWall.plusNanos(node.since(state) - this.anchorNanos), node.answers()));
+					Duration.ofNanos(Math.max(0, node.record().lastLatencyNanos())),
+					Duration.ofNanos(node.uptimeNanos()), this.heldBack.votes(node),
+					Duration.ofNanos(this.heldBack.remainingNanos(node)), (same != null) ? same.address() : null, state,
+					lastError, this.anchorWall.plusNanos(node.record().since(state) - this.anchorNanos),
+					node.record().answers()));
 		}
 		return states;
 	}

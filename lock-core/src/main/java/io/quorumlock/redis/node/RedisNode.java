@@ -5,13 +5,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 import io.lettuce.core.RedisConnectionException;
-import io.quorumlock.RegistryStatus;
 
 /**
  * One Redis master (or, in single mode, a whole Redis Cluster) as the engine sees it,
@@ -92,23 +89,8 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 
 	private volatile boolean closed;
 
-	/** Last round-trip time, for status. */
-	private volatile long lastLatencyNanos = -1;
-
-	/** Answers of the rounds, one adder per {@link Voter.Answer}, for status. */
-	private final LongAdder[] answers = new LongAdder[Voter.Answer.values().length];
-
-	/**
-	 * The last failure of a connection attempt or a command (not a hold-back verdict),
-	 * kept as thrown: worded only when status is read.
-	 */
-	private volatile Throwable lastFailure;
-
-	/** Whether the last answer of a round was a failure. */
-	private volatile boolean failing;
-
-	/** The state status last saw and since when ({@link #since}). */
-	private final AtomicReference<Seen> seen;
+	/** What its rounds and connection attempts came to, for status. */
+	private final NodeRecord record;
 
 	private final Redos redos;
 
@@ -132,14 +114,11 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 		this.redos = new Redos((redo) -> watched(eval(redo.script(), redo.keys(), redo.args())), clock,
 				this.timers::execute, () -> isConnected() && isReady(), this::isClosed, this::epoch);
 		this.pubSub = new PubSub(transport, context.onMessage(), this.timers::execute, this::isClosed);
+		this.record = new NodeRecord(clock);
 		this.reconnector = new Reconnector((task, delay) -> this.timers.schedule(task, delay.toNanos()), (error) -> {
-			this.lastFailure = error;
+			this.record.connectFailed(error);
 			context.onError().accept(transport.address(), error);
 		}, this::isClosed);
-		for (int i = 0; i < this.answers.length; i++) {
-			this.answers[i] = new LongAdder();
-		}
-		this.seen = new AtomicReference<>(new Seen(RegistryStatus.NodeState.DOWN, this.timers.nanoTime()));
 		this.probe = new ScriptProbe(context.probeKey(), context.probeChannel());
 		this.state = transport.isOneServer()
 				? new ServerState(context.guardKeys(), this::epoch, clock, context.guard(), context.clockDriftFactor(),
@@ -173,64 +152,19 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 		this.epoch.incrementAndGet();
 	}
 
-	public long lastLatencyNanos() {
-		return this.lastLatencyNanos;
+	/** What its rounds and connection attempts came to, for status. */
+	public NodeRecord record() {
+		return this.record;
 	}
 
 	@Override
 	public void recordLatency(long nanos) {
-		this.lastLatencyNanos = nanos;
+		this.record.recordLatency(nanos);
 	}
 
 	@Override
 	public void answered(Voter.Answer answer, Throwable failure) {
-		this.answers[answer.ordinal()].increment();
-		if (failure == null) {
-			if (this.failing) {
-				this.failing = false;
-			}
-		}
-		else if (answer != Voter.Answer.HELD_BACK && (answer != Voter.Answer.NOT_CONNECTED || !this.failing)) {
-			// while the connection is down every command is rejected alike: the first
-			// failure of an outage says more than the last rejection
-			this.lastFailure = failure;
-			this.failing = true;
-		}
-	}
-
-	/** The answers counted so far, for status. */
-	public RegistryStatus.Answers answers() {
-		LongAdder[] a = this.answers;
-		return new RegistryStatus.Answers(a[Voter.Answer.YES.ordinal()].sum(), a[Voter.Answer.HELD.ordinal()].sum(),
-				a[Voter.Answer.TIMEOUT.ordinal()].sum(), a[Voter.Answer.NOT_CONNECTED.ordinal()].sum(),
-				a[Voter.Answer.HELD_BACK.ordinal()].sum(), a[Voter.Answer.ERROR.ordinal()].sum());
-	}
-
-	/**
-	 * The last failure of a connection attempt or a command in the server's or the
-	 * transport's words (never credentials), or null.
-	 */
-	public String lastFailure() {
-		Throwable failure = this.lastFailure;
-		return (failure != null) ? Replies.reason(failure) : null;
-	}
-
-	/**
-	 * Since when the node is in {@code state}, on the engine's clock: the first time
-	 * status saw it so. Status is read every second while the application logs node
-	 * changes, and whenever an operator looks.
-	 */
-	public long since(RegistryStatus.NodeState state) {
-		Seen before = this.seen.get();
-		if (before.state == state) {
-			return before.since;
-		}
-		Seen now = new Seen(state, this.timers.nanoTime());
-		return this.seen.compareAndSet(before, now) ? now.since : this.seen.get().since;
-	}
-
-	/** A state and when status first saw it. */
-	private record Seen(RegistryStatus.NodeState state, long since) {
+		this.record.answered(answer, failure);
 	}
 
 	public boolean isClosed() {
@@ -366,7 +300,7 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 				return "not connected, last attempt: " + last;
 			}
 			// a connection that dropped: Lettuce reconnects it; quote what failed last
-			String failure = lastFailure();
+			String failure = this.record.lastFailure();
 			return "not connected" + ((failure != null) ? ", last failure: " + failure : "");
 		}
 		if (!isReady()) {

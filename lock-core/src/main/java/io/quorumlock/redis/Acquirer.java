@@ -47,6 +47,13 @@ final class Acquirer {
 	 */
 	final long splitWindowNanos;
 
+	/**
+	 * How long, beyond its wait, an acquisition retries rounds that no answer decided
+	 * (late answers, transient refusals, a reconnect): slowness costs latency, not a
+	 * failed call.
+	 */
+	final long retryBudgetNanos;
+
 	/** Where every round draws its fresh token. */
 	final Tokens tokens;
 
@@ -58,7 +65,7 @@ final class Acquirer {
 
 	Acquirer(Voters voters, LocalGates gates, ReleaseSignals signals, Timers timers, Validity validity,
 			LeaseWatchdog watchdog, Listeners listener, Releaser releaser, Leases leases, long nodeTimeoutNanos,
-			Tokens tokens, Pending pending) {
+			long retryBudgetNanos, Tokens tokens, Pending pending) {
 		this.voters = voters;
 		this.gates = gates;
 		this.signals = signals;
@@ -69,6 +76,7 @@ final class Acquirer {
 		this.releaser = releaser;
 		this.leases = leases;
 		this.nodeTimeoutNanos = nodeTimeoutNanos;
+		this.retryBudgetNanos = retryBudgetNanos;
 		this.splitWindowNanos = 2 * timers.retryMaxNanos();
 		this.tokens = tokens;
 		this.pending = pending;
@@ -156,8 +164,8 @@ final class Acquirer {
 		Acquirer parts = this.slots;
 		if (parts == null) {
 			parts = new Acquirer(this.voters, this.gates, this.signals, this.timers, this.validity, this.watchdog,
-					new Listeners(List.of(), null), this.releaser, this.leases, this.nodeTimeoutNanos, this.tokens,
-					this.pending);
+					new Listeners(List.of(), null), this.releaser, this.leases, this.nodeTimeoutNanos,
+					this.retryBudgetNanos, this.tokens, this.pending);
 			this.slots = parts;
 		}
 		return parts;
@@ -171,8 +179,8 @@ final class Acquirer {
 		Acquirer parts = this.shared;
 		if (parts == null) {
 			parts = new Acquirer(this.voters.shared(), this.gates.of(SHARED), this.signals, this.timers, this.validity,
-					this.watchdog, this.listener, this.releaser, this.leases, this.nodeTimeoutNanos, this.tokens,
-					this.pending);
+					this.watchdog, this.listener, this.releaser, this.leases, this.nodeTimeoutNanos,
+					this.retryBudgetNanos, this.tokens, this.pending);
 			this.shared = parts;
 		}
 		return parts;

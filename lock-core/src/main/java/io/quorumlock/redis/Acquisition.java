@@ -9,6 +9,7 @@ import java.util.function.BiConsumer;
 
 import io.netty.util.Timeout;
 import io.quorumlock.LockException;
+import io.quorumlock.QuorumUnavailableException;
 import io.quorumlock.redis.node.Replies;
 
 /**
@@ -253,17 +254,26 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			undo.whenComplete((ok, error) -> retrySplit());
 			return;
 		}
+		if (tally.undecided() || tally.reached()) {
+			// Only an answer decides: masters that did not answer in time (or answered a
+			// transient condition, or are reconnecting) might have said yes, and a grant
+			// that came too late to be valid says nothing about other holders. This is
+			// slowness, not contention: retried within the retry budget beyond the wait,
+			// even without one, each time a whole round with a fresh token.
+			retryUndecided(tally, now, undo, wake);
+			return;
+		}
 		if (tally.answered() < tally.quorum()) {
-			// Without a wait this fails at once; with one, it waits only while a quorum
-			// may vote in time (nodes slow to answer, or held back by the restart guard
-			// until before the deadline), never for masters that are not connected.
-			long possibleIn = this.parts.voters.quorumPossibleInNanos();
+			// Too few masters may vote (held back by the restart guard, or down): with a
+			// wait, wait only while a quorum may vote in time (held back until before the
+			// deadline, or reconnecting for a moment), never for masters down for longer.
+			long possibleIn = this.parts.voters.quorumPossibleInNanos(reconnectingNanos());
 			if (waitOver || possibleIn == Long.MAX_VALUE || now + possibleIn - this.deadline > 0) {
 				giveUpAfter(undo,
 						NotAcquired.quorumUnavailable(this.request, tally, now - this.startedAt, this.rounds));
 				return;
 			}
-			undo.whenComplete((ok, error) -> retryLater(this.parts.timers.nanoTime(), wake));
+			undo.whenComplete((ok, error) -> retryLater(this.parts.timers.nanoTime(), wake, this.deadline));
 			return;
 		}
 		if (waitOver) {
@@ -291,7 +301,42 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			attemptWhen(confirmed, () -> timer.cancel(false), false);
 			return;
 		}
-		retryLater(now, wake);
+		retryLater(now, wake, this.deadline);
+	}
+
+	/**
+	 * A round that the answers did not decide ({@link Round.Tally#undecided}, or granted
+	 * too late to be valid): once its undo is done, another round after a jittered delay,
+	 * while the wait and the retry budget after it last and a quorum may answer in that
+	 * time (masters down for longer than that are not waited for); else the call fails as
+	 * unavailable, naming the masters that did not answer.
+	 */
+	private void retryUndecided(Round.Tally tally, long now, CompletableFuture<?> undo,
+			CompletableFuture<String> wake) {
+		long budgetEnd = this.deadline + this.parts.retryBudgetNanos;
+		long possibleIn = this.parts.voters.quorumPossibleInNanos(reconnectingNanos());
+		if (this.result.isDone() || now - budgetEnd >= 0 || possibleIn == Long.MAX_VALUE
+				|| now + possibleIn - budgetEnd > 0) {
+			if (tally.reached()) {
+				giveUpAfter(undo, NotAcquired.quorumUnavailable(this.request, "validity exhausted by acquisition time",
+						tally, now - this.startedAt, this.rounds));
+			}
+			else {
+				giveUpAfter(undo,
+						NotAcquired.quorumUnavailable(this.request, tally, now - this.startedAt, this.rounds));
+			}
+			return;
+		}
+		undo.whenComplete((ok, error) -> retryLater(this.parts.timers.nanoTime(), wake, budgetEnd));
+	}
+
+	/**
+	 * How long a master's connection may have been down and still be waited for as a
+	 * reconnect in progress: what this call may still spend, its wait and the retry
+	 * budget.
+	 */
+	private long reconnectingNanos() {
+		return this.request.waitAtMost().toNanos() + this.parts.retryBudgetNanos;
 	}
 
 	/**
@@ -316,22 +361,27 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 					grant();
 				}
 				else {
-					retakeAll((proof != null) ? proof.failure() : Replies.reason(error));
+					retakeAll((proof != null) ? proof.failure() : Replies.reason(error),
+							proof == null || proof.undecided());
 				}
 			});
 	}
 
 	/**
 	 * A failed proof: undo every key on Redis (keeping the local gates), then take them
-	 * again from the first while the wait lasts, else fail.
+	 * again from the first while the wait lasts (and the retry budget after it, when the
+	 * proof failed for want of answers rather than on a quorum's answer), else fail.
 	 */
-	private void retakeAll(String why) {
+	private void retakeAll(String why, boolean undecided) {
 		int grantedKeys = this.granted;
 		this.granted = 0;
 		this.validUntil = Long.MAX_VALUE;
+		long until = undecided ? this.deadline + this.parts.retryBudgetNanos : this.deadline;
 		this.parts.undo(this.keys.subList(0, grantedKeys), this.tokens, this.leaseNanos).whenComplete((ok, error) -> {
-			if (this.parts.timers.nanoTime() - this.deadline >= 0 || this.result.isDone()) {
-				giveUp(notAcquired(why));
+			if (this.parts.timers.nanoTime() - until >= 0 || this.result.isDone()) {
+				giveUp(undecided ? new QuorumUnavailableException(this.request.describe() + ": quorum unavailable: "
+						+ why + ", " + TimeUnit.NANOSECONDS.toMillis(this.parts.timers.nanoTime() - this.startedAt)
+						+ " ms elapsed") : notAcquired(why));
 			}
 			else {
 				this.parts.timers.execute(this::attempt);
@@ -340,15 +390,15 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	}
 
 	/**
-	 * Attempt again after a jittered back-off bounded by the deadline, or as soon as
+	 * Attempt again after a jittered back-off bounded by {@code until}, or as soon as
 	 * {@code wake} (the key's release signal, if subscribed) fires. The back-off is a
 	 * timer of the engine's timing wheel, not of the scheduler: a wake-up cancels it
 	 * almost always, and arming and cancelling it there wakes no thread (a scheduler
 	 * timer woke the scheduler thread twice a turn under contention).
 	 */
-	private void retryLater(long now, CompletableFuture<String> wake) {
+	private void retryLater(long now, CompletableFuture<String> wake, long until) {
 		CompletableFuture<String> next = (wake != null) ? wake : new CompletableFuture<>();
-		long delay = Math.min(this.parts.timers.retryDelayNanos(), this.deadline - now);
+		long delay = Math.min(this.parts.timers.retryDelayNanos(), until - now);
 		this.result.waitOn(next);
 		Runnable cancel;
 		try {

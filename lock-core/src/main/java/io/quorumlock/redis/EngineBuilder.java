@@ -196,6 +196,8 @@ abstract sealed class EngineBuilder permits QuorumLockEngine.Builder {
 
 	Duration retryMax = QuorumLockEngine.Builder.DEFAULT_RETRY_MAX;
 
+	Duration retryBudget = QuorumLockEngine.Builder.DEFAULT_RETRY_BUDGET;
+
 	LongSupplier nanoClock = EngineTimers.SYSTEM_CLOCK;
 
 	Duration rejoinDelay;
@@ -296,6 +298,23 @@ abstract sealed class EngineBuilder permits QuorumLockEngine.Builder {
 	public QuorumLockEngine.Builder retryDelay(Duration min, Duration max) {
 		this.retryMin = requireNonNull(min, "min");
 		this.retryMax = requireNonNull(max, "max");
+		return self();
+	}
+
+	/**
+	 * How long an acquisition goes on retrying, beyond its {@code waitAtMost}, rounds
+	 * that no answer decided: rounds short of a quorum because masters did not answer in
+	 * time, answered a transient condition ({@code NOSCRIPT} after a flush,
+	 * {@code LOADING}) or are reconnecting. A master that did not answer is unknown, not
+	 * "no": {@code waitAtMost} is about other holders, this budget about slowness, so a
+	 * call with {@code waitAtMost = 0} still rides out a stalled client or master for
+	 * this long. Every retry is a whole round with a fresh token. Zero turns it off (a
+	 * round short of answers then fails at once without a wait).
+	 * @param retryBudget zero or more
+	 * @return this builder
+	 */
+	public QuorumLockEngine.Builder retryBudget(Duration retryBudget) {
+		this.retryBudget = requireNonNull(retryBudget, "retryBudget");
 		return self();
 	}
 

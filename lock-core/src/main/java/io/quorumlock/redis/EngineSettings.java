@@ -33,12 +33,15 @@ import java.util.ArrayList;
  * @param asyncExecutor where callers' continuations run, or null for the common pool
  * @param freshRunIds run_ids of server processes an operator declared brand new
  * @param evictionAllowed whether masters that can evict lock keys count anyway
+ * @param retryBudget how long a call retries rounds that no answer decided, beyond its
+ * wait
  */
 record EngineSettings(List<RedisURI> nodes, List<RedisURI> clusterSeeds, String keyPrefix, LockOptions defaults,
 		Map<String, LockOptions> instances, Duration nodeTimeout, double clockDriftFactor, Duration retryMin,
 		Duration retryMax, List<LockListener> listeners, ClientResources clientResources, LongSupplier nanoClock,
 		OnLeaseLost onLeaseLost, RestartGuard guard, int syncReplicas, Duration fencingCounterTtl, int maxKeyLength,
-		SslOptions sslOptions, Executor asyncExecutor, Set<String> freshRunIds, boolean evictionAllowed) {
+		SslOptions sslOptions, Executor asyncExecutor, Set<String> freshRunIds, boolean evictionAllowed,
+		Duration retryBudget) {
 
 	private static final System.Logger log = System.getLogger(EngineSettings.class.getName());
 
@@ -85,6 +88,10 @@ record EngineSettings(List<RedisURI> nodes, List<RedisURI> clusterSeeds, String 
 			throw new IllegalArgumentException("retryDelay must satisfy 0 <= min <= max, was " + b.retryMin.toMillis()
 					+ " ms.." + b.retryMax.toMillis() + " ms");
 		}
+		if (b.retryBudget.isNegative()) {
+			throw new IllegalArgumentException("retryBudget (quorumlock.retry-budget) must be zero or more, was "
+					+ b.retryBudget.toMillis() + " ms");
+		}
 		LockRules.fencingCounterTtlProblem(b.fencingCounterTtl).ifPresent((problem) -> {
 			throw new IllegalArgumentException("fencingCounterTtl (quorumlock.fencing.counter-ttl) " + problem);
 		});
@@ -111,7 +118,7 @@ record EngineSettings(List<RedisURI> nodes, List<RedisURI> clusterSeeds, String 
 				Map.copyOf(b.instances), b.nodeTimeout, b.clockDriftFactor, b.retryMin, b.retryMax,
 				List.copyOf(b.listeners), b.clientResources, b.nanoClock, b.onLeaseLost, guard, b.syncReplicas,
 				b.fencingCounterTtl, b.maxKeyLength, b.sslOptions, b.asyncExecutor, Set.copyOf(b.freshRunIds),
-				b.evictionAllowed);
+				b.evictionAllowed, b.retryBudget);
 	}
 
 	private static void checkCluster(EngineBuilder b, List<RedisURI> nodes) {

@@ -160,7 +160,7 @@ final class Extender {
 		// a renewing lease's keys keep their lease; its renewal end moves instead
 		Duration keys = renewing ? lease.request().lease() : length;
 		if (Validity.remaining(lease.validUntil(), start) <= 0) {
-			this.losses.lose(lease, "expired before its " + what);
+			this.losses.lose(lease, "expired before its " + what, false);
 			return CompletableFuture.completedFuture(false);
 		}
 		ExtensionRound rounds = this.watchdog.rounds();
@@ -174,9 +174,16 @@ final class Extender {
 		}
 		return rounds.run(lease, keys, start, what).thenCompose((outcome) -> {
 			if (!outcome.extended()) {
-				long delay = (outcome.mayRetry() && retries > 0) ? rounds.retryDelayNanos(lease) : -1;
+				if (!outcome.mayRetry()) {
+					// a majority of the masters answered that the lease is gone
+					this.losses.lose(lease, outcome.failure(), false);
+					return CompletableFuture.completedFuture(false);
+				}
+				long delay = (retries > 0) ? rounds.retryDelayNanos(lease) : -1;
 				if (delay < 0) {
-					this.losses.lose(lease, outcome.failure());
+					// no answer decided: not extended, yet not lost either; the lease
+					// holds
+					// until its validity runs out, and the watchdog declares it lost then
 					return CompletableFuture.completedFuture(false);
 				}
 				CompletableFuture<Boolean> retried = new CompletableFuture<>();

@@ -33,6 +33,9 @@ import io.quorumlock.redis.node.Timers;
  * failover to a replica keeps the counters. A computation that misses the quorum for lack
  * of answers is tried again, whole, after a jittered retry delay while another attempt
  * fits in the lease's validity (a repeated {@code INCR} only makes the token larger).
+ * Only an answer decides: a computation finds the lease lost only when a majority of the
+ * masters answered that this lease no longer holds a key; silence, a held-back master or
+ * a "not mine" from a master that never granted it is retried while the lease is valid.
  */
 final class Fencing {
 
@@ -149,18 +152,22 @@ final class Fencing {
 			if (tally.reached()) {
 				continue;
 			}
-			if (tally.answered() < tally.quorum()) {
+			if (!tally.refused()) {
+				// only an answer decides: masters that did not answer (or were held back)
+				// may still hold the lease, so this is no loss; tried again while valid
 				throw new QuorumUnavailableException(
 						lease.request().describe() + ": no fencing token, quorum unavailable: " + step + " "
 								+ tally.figures() + ", " + tally.answered() + " answered" + Voters.failures(tally));
 			}
-			throw this.losses.lose(lease, "fencing found the lease on only " + tally.figures());
+			// a majority of the masters answered that this lease no longer holds the key
+			throw this.losses.lose(lease, "fencing found the lease gone on " + tally.no() + " of " + tally.nodes()
+					+ " nodes (" + tally.figures() + ")" + Voters.failures(tally), false);
 		}
 	}
 
 	private long valid(RedisLease lease, long token) {
 		if (Validity.remaining(lease.validUntil(), this.timers.nanoTime()) <= 0) {
-			throw this.losses.lose(lease, "expired while its fencing token was computed");
+			throw this.losses.lose(lease, "expired while its fencing token was computed", false);
 		}
 		if (lease.lost() != null) {
 			throw lease.lost();

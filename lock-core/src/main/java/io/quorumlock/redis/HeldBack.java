@@ -30,16 +30,20 @@ final class HeldBack {
 	}
 
 	/**
-	 * How soon {@code node} may vote: zero if it does or may any moment, the rest of its
-	 * hold-back, or {@link Long#MAX_VALUE} if it cannot (not connected, evicting, the
-	 * same server as an earlier entry).
+	 * How soon {@code node} may vote: zero if it does or may any moment (a connection
+	 * down for less than {@code reconnectingNanos} is being re-established), the rest of
+	 * its hold-back, or {@link Long#MAX_VALUE} if it cannot (down for longer, evicting,
+	 * the same server as an earlier entry).
 	 */
-	long votesInNanos(RedisNode node) {
+	long votesInNanos(RedisNode node, long reconnectingNanos) {
 		if (votes(node)) {
 			return 0;
 		}
 		if (this.sameServer != null && sameServerAs(node) != null) {
 			return Long.MAX_VALUE;
+		}
+		if (!node.isConnected()) {
+			return (node.downForNanos() < reconnectingNanos) ? 0 : Long.MAX_VALUE;
 		}
 		return node.votesInNanos(this.evictionAllowed);
 	}

@@ -315,6 +315,27 @@ final class LeaseWatchdog {
 		return true;
 	}
 
+	/**
+	 * A lease whose renewal no answer decided and that has no time for another round:
+	 * lost when its validity runs out, not before (only an answer or the lease's own
+	 * clock ends a lease), unless it was released or extended meanwhile.
+	 */
+	private void expireAt(RedisLease lease, String failure) {
+		lease.watchdog(this.timers.at(lease.validUntil(), (timeout) -> this.timers.runOnScheduler(() -> {
+			if (lease.isReleased() || lease.lost() != null) {
+				return;
+			}
+			if (Validity.remaining(lease.validUntil(), this.timers.nanoTime()) > 0) {
+				scheduleNext(lease); // extended meanwhile
+				return;
+			}
+			this.losses.lose(lease, "its validity ran out while its renewal had no deciding answer: " + failure);
+		})));
+		if (lease.isReleased()) {
+			lease.cancelWatchdog(); // released while we scheduled
+		}
+	}
+
 	private void retryTick(RedisLease lease) {
 		long now = this.timers.nanoTime();
 		if (!settled(lease, now)) {
@@ -331,7 +352,7 @@ final class LeaseWatchdog {
 			return true;
 		}
 		if (Validity.remaining(lease.validUntil(), now) <= 0) {
-			this.losses.lose(lease, expired(lease.request()));
+			this.losses.lose(lease, expired(lease.request()), lease.request().renew());
 			return true;
 		}
 		return false;
@@ -384,8 +405,14 @@ final class LeaseWatchdog {
 	 */
 	private boolean extended(RedisLease lease, ExtensionRound.Outcome outcome) {
 		if (!outcome.extended()) {
-			if (!outcome.mayRetry() || !retry(lease)) {
+			if (!outcome.mayRetry()) {
+				// a majority of the masters answered that the lease is gone
 				this.losses.lose(lease, outcome.failure());
+			}
+			else if (!retry(lease)) {
+				// no answer decided, and no other round fits: the lease still holds until
+				// its validity runs out, and only then is it lost
+				expireAt(lease, outcome.failure());
 			}
 			return false;
 		}

@@ -18,9 +18,21 @@ final class Losses {
 		this.listener = listener;
 	}
 
-	/** Mark a lease lost (once); returns the loss, for the caller to throw. */
+	/**
+	 * Mark a lease lost (once), as found by its renewal; returns the loss, for the caller
+	 * to throw.
+	 */
 	LeaseLostException lose(RedisLease lease, String why) {
-		LeaseLostException loss = new LeaseLostException(lease.request().describe() + ": lease lost, " + why);
+		return lose(lease, why, true);
+	}
+
+	/**
+	 * Mark a lease lost (once); returns the loss, for the caller to throw.
+	 * @param renewal whether the renewal (the watchdog) found it, rather than fencing, an
+	 * explicit extension, a release or a re-entry: only then is it a renewal's outcome
+	 */
+	LeaseLostException lose(RedisLease lease, String why, boolean renewal) {
+		LeaseLostException loss = new LeaseLostException(lease.request().describe() + ": lease lost, " + why, renewal);
 		if (lease.markLost(loss)) {
 			log.log(Level.WARNING, loss.getMessage());
 			this.listener.onLost(lease.request().request(), lease, loss);

@@ -24,8 +24,11 @@ final class MultiKeyProof {
 	 *
 	 * @param validUntil the validity of the whole lease when proven
 	 * @param failure why the keys must be taken again, or null when proven
+	 * @param undecided whether the failure was for want of answers (or of time), not a
+	 * quorum's answer that a key is gone: the keys are then taken again within the retry
+	 * budget, as a round without a deciding answer is
 	 */
-	record Outcome(long validUntil, String failure) {
+	record Outcome(long validUntil, String failure, boolean undecided) {
 	}
 
 	private MultiKeyProof() {
@@ -57,17 +60,20 @@ final class MultiKeyProof {
 			long now = parts.timers.nanoTime();
 			long until = Math.min(lastUntil, parts.validity.validUntil(proofStart, leaseNanos));
 			String lost = null;
+			boolean undecided = true;
 			for (int i = 0; i < rounds.length && lost == null; i++) {
 				Round.Tally tally = (Round.Tally) rounds[i].join();
 				if (!tally.reached()) {
-					lost = earlier.get(i) + " no longer held while waiting for later keys: extended " + tally.figures()
-							+ Voters.failures(tally);
+					// gone only where a majority answered so; silence leaves it open
+					undecided = !tally.refused();
+					lost = earlier.get(i) + (undecided ? " not proven held" : " no longer held")
+							+ " while waiting for later keys: extended " + tally.figures() + Voters.failures(tally);
 				}
 			}
 			if (lost == null && Validity.remaining(until, now) > 0) {
-				return new Outcome(until, null);
+				return new Outcome(until, null, false);
 			}
-			return new Outcome(until, (lost != null) ? lost : "validity exhausted by the proof round");
+			return new Outcome(until, (lost != null) ? lost : "validity exhausted by the proof round", undecided);
 		});
 	}
 

@@ -21,12 +21,27 @@ final class NotAcquired {
 				+ " ms elapsed, waited at most " + request.waitAtMost().toMillis() + " ms, " + rounds(rounds));
 	}
 
-	/** Too few nodes answered the last round. */
+	/**
+	 * Too few nodes answered the last round, or those that did not answer might have made
+	 * up the quorum: the call ran out of its wait and retry budget without an answer that
+	 * decides.
+	 */
 	static QuorumUnavailableException quorumUnavailable(ResolvedRequest request, Round.Tally tally, long elapsedNanos,
 			int rounds) {
-		return new QuorumUnavailableException(request.describe() + ": quorum unavailable: acquired " + tally.figures()
-				+ ", " + tally.answered() + " answered, " + millis(elapsedNanos) + " ms elapsed"
-				+ waited(request, rounds) + Voters.failures(tally));
+		return quorumUnavailable(request, null, tally, elapsedNanos, rounds);
+	}
+
+	/**
+	 * As {@link #quorumUnavailable(ResolvedRequest, Round.Tally, long, int)}, with a
+	 * reason first.
+	 */
+	static QuorumUnavailableException quorumUnavailable(ResolvedRequest request, String why, Round.Tally tally,
+			long elapsedNanos, int rounds) {
+		return new QuorumUnavailableException(request.describe() + ": quorum unavailable: "
+				+ ((why != null) ? why + ", " : "") + "acquired " + tally.figures() + ", " + tally.answered()
+				+ " answered, " + millis(elapsedNanos) + " ms elapsed" + waited(request, rounds)
+				+ ((tally.silent() > 0 && request.waitAtMost().isZero()) ? ", " + rounds(rounds) : "")
+				+ Voters.failures(tally));
 	}
 
 	/**

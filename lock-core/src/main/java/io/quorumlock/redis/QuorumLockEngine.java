@@ -112,7 +112,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 				watchdog, this.listener, this.releaser,
 				new Leases(this.releaser, fencing, this.timers,
 						new Extender(watchdog, losses, this.threads, this.timers, settings.nodeTimeout(), this.guard)),
-				nodeTimeoutNanos, new Tokens(random), this.pending);
+				nodeTimeoutNanos, settings.retryBudget().toNanos(), new Tokens(random), this.pending);
 		this.resolver = new RequestResolver(settings);
 		this.requests = new Requests(this.resolver, new Reentry(this.gates, losses), acquirer, this.releaser,
 				this.threads);
@@ -331,6 +331,13 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 		/** Default upper bound of the jittered retry delay. */
 		public static final Duration DEFAULT_RETRY_MAX = Duration.ofMillis(200);
+
+		/**
+		 * Default retry budget: how long a call goes on retrying rounds that no answer
+		 * decided, beyond its wait (a CPU-throttled pod or a GC pause stalls a client for
+		 * tens to hundreds of milliseconds).
+		 */
+		public static final Duration DEFAULT_RETRY_BUDGET = Duration.ofSeconds(1);
 
 		/** Default longest lock key, in characters. */
 		public static final int DEFAULT_MAX_KEY_LENGTH = 512;

@@ -139,10 +139,10 @@ final class RedisVoters implements Voters {
 	}
 
 	@Override
-	public long quorumPossibleInNanos() {
+	public long quorumPossibleInNanos(long reconnectingNanos) {
 		long[] in = new long[this.nodes.size()];
 		for (int i = 0; i < in.length; i++) {
-			in[i] = this.heldBack.votesInNanos(this.nodes.get(i));
+			in[i] = this.heldBack.votesInNanos(this.nodes.get(i), reconnectingNanos);
 		}
 		Arrays.sort(in);
 		return in[this.quorum - 1];

@@ -59,7 +59,7 @@ final class Reentry {
 		if (!held.isValid()) {
 			// never hand out a hold on a lease that no longer protects anything
 			LeaseLostException lost = (held.lost() != null) ? held.lost()
-					: this.losses.lose(held, "expired before this thread re-entered it");
+					: this.losses.lose(held, "expired before this thread re-entered it", held.request().renew());
 			throw new LeaseLostException(lost.getMessage() + "; release it before locking again");
 		}
 		return new ReentrantHold(held);

@@ -78,8 +78,10 @@ final class Releaser {
 		long now = this.timers.nanoTime();
 		LeaseLostException lost = lease.lost();
 		if (lost == null && Validity.remaining(lease.validUntil(), now) <= 0) {
-			lost = this.losses.lose(lease, LeaseWatchdog.expired(lease.request()) + ", "
-					+ TimeUnit.NANOSECONDS.toMillis(now - lease.validUntil()) + " ms before its release");
+			lost = this.losses.lose(lease,
+					LeaseWatchdog.expired(lease.request()) + ", "
+							+ TimeUnit.NANOSECONDS.toMillis(now - lease.validUntil()) + " ms before its release",
+					lease.request().renew());
 		}
 		if (!lease.markReleased()) {
 			return CompletableFuture.completedFuture(null);

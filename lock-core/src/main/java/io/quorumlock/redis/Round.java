@@ -258,7 +258,8 @@ final class Round<N extends Voter> extends CompletableFuture<Round.Tally> implem
 		// the key held and stops, so treating it as a split costs a round, never safety
 		boolean split = yes + no >= this.quorum && yes < this.quorum && this.took instanceof Refusals refusals
 				&& refusals.noHolderReached(this.quorum);
-		if (complete(new Tally(this.answers.length, this.quorum, yes, no, failures, split))) {
+		int silent = (yes >= this.quorum) ? 0 : silent();
+		if (complete(new Tally(this.answers.length, this.quorum, yes, no, failures, split, silent))) {
 			Timeout d = this.deadline;
 			if (d != null) {
 				d.cancel();
@@ -287,6 +288,44 @@ final class Round<N extends Voter> extends CompletableFuture<Round.Tally> implem
 			}
 		}
 		return failures;
+	}
+
+	/**
+	 * Nodes whose answer is unknown: none yet, none in time, lost with a reconnect, or a
+	 * transient refusal ({@link #undecided}). Each might have said yes: only an answer
+	 * decides.
+	 */
+	private int silent() {
+		int silent = 0;
+		for (int i = 0; i < this.answers.length; i++) {
+			Object a = ANSWERS.getVolatile(this.answers, i);
+			silent += (a == null || (a instanceof Throwable failure && undecided(failure))) ? 1 : 0;
+		}
+		return silent;
+	}
+
+	/**
+	 * Whether a failure leaves the node's vote unknown rather than refused: no answer in
+	 * time, not connected or reconnecting (the answer was lost, or would not count), or a
+	 * transient refusal that a later round does not meet ({@code NOSCRIPT} after a flush,
+	 * {@code LOADING}, {@code BUSY}, {@code TRYAGAIN}, {@code MASTERDOWN}). A node held
+	 * back, one that lost its data, or a lasting error reply (a wrong password, an ACL)
+	 * is not unknown.
+	 */
+	static boolean undecided(Throwable failure) {
+		Voter.Answer kind = Voter.Answer.of(failure);
+		if (kind == Voter.Answer.TIMEOUT || kind == Voter.Answer.NOT_CONNECTED) {
+			return true;
+		}
+		if (kind != Voter.Answer.ERROR) {
+			return false;
+		}
+		if (Replies.isNoScript(failure)) {
+			return true;
+		}
+		String reason = Replies.reason(failure);
+		return reason != null && (reason.startsWith("LOADING") || reason.startsWith("BUSY")
+				|| reason.startsWith("TRYAGAIN") || reason.startsWith("MASTERDOWN"));
 	}
 
 	/** Bit i set: node i had not answered yet (at most {@link Long#SIZE} nodes). */
@@ -318,15 +357,40 @@ final class Round<N extends Voter> extends CompletableFuture<Round.Tally> implem
 	 * @param failures one line per node that failed, timed out or did not vote
 	 * @param split whether a quorum of nodes answered and no contender, this round
 	 * included, holds a quorum (several contenders each took some nodes at once)
+	 * @param silent nodes whose vote is unknown: no answer in time, not connected, or a
+	 * transient refusal ({@link Round#undecided}); zero when the round reached its quorum
 	 */
-	record Tally(int nodes, int quorum, int yes, int no, List<String> failures, boolean split) {
+	record Tally(int nodes, int quorum, int yes, int no, List<String> failures, boolean split, int silent) {
 
+		/** A tally where every failure is unknown. */
 		Tally(int nodes, int quorum, int yes, int no, List<String> failures) {
 			this(nodes, quorum, yes, no, failures, false);
 		}
 
+		/** A tally where every failure is unknown. */
+		Tally(int nodes, int quorum, int yes, int no, List<String> failures, boolean split) {
+			this(nodes, quorum, yes, no, failures, split, (yes >= quorum) ? 0 : nodes - yes - no);
+		}
+
 		boolean reached() {
 			return this.yes >= this.quorum;
+		}
+
+		/**
+		 * Whether the answers left the outcome open: not granted, yet the nodes whose
+		 * vote is unknown could have made up the quorum. Only an answer decides, so such
+		 * a round is neither "held elsewhere" nor "unavailable" yet: it is retried.
+		 */
+		boolean undecided() {
+			return !reached() && this.yes + this.silent >= this.quorum;
+		}
+
+		/**
+		 * Whether a majority of the nodes answered no: the command cannot take effect on
+		 * a quorum (for a lease, it is gone there). Silence never makes this true.
+		 */
+		boolean refused() {
+			return this.nodes - this.no < this.quorum;
 		}
 
 		/** Nodes that answered at all; below the quorum no decision is possible. */

@@ -35,6 +35,11 @@ final class SharedVoters implements Voters {
 	}
 
 	@Override
+	public long quorumPossibleInNanos(long reconnectingNanos) {
+		return this.redis.quorumPossibleInNanos(reconnectingNanos);
+	}
+
+	@Override
 	public long writeRoundNanos() {
 		return this.redis.writeRoundNanos();
 	}

@@ -25,12 +25,15 @@ interface Voters {
 
 	/**
 	 * How soon a quorum of nodes may vote, as far as the nodes know: zero when one does
-	 * now or may any moment (a node slow to answer, a connection being prepared), the
-	 * time until enough nodes held back by the restart guard vote again, or
-	 * {@link Long#MAX_VALUE} when fewer than a quorum are connected (down, refused, a
+	 * now or may any moment (a node slow to answer, a connection being prepared or
+	 * re-established: down for less than {@code reconnectingNanos}), the time until
+	 * enough nodes held back by the restart guard vote again, or {@link Long#MAX_VALUE}
+	 * when fewer than a quorum are connected or down only for a moment (down, refused, a
 	 * wrong password) or can vote at all (one listed twice, evicting).
+	 * @param reconnectingNanos how long a connection may have been down and still count
+	 * as coming back: a caller passes what it may still spend
 	 */
-	default long quorumPossibleInNanos() {
+	default long quorumPossibleInNanos(long reconnectingNanos) {
 		return (votingNow() >= quorum()) ? 0 : Long.MAX_VALUE;
 	}
 

@@ -35,6 +35,11 @@ final class EngineParts {
 	final LeaseWatchdog watchdog;
 
 	EngineParts(int nodes) {
+		this(nodes, Duration.ZERO);
+	}
+
+	/** With a retry budget for rounds that no answer decided. */
+	EngineParts(int nodes, Duration retryBudget) {
 		this.voters = new ScriptedVoters(nodes);
 		CallerThreads threads = new CallerThreads(Runnable::run);
 		Listeners listener = new Listeners(List.of(), threads);
@@ -49,7 +54,7 @@ final class EngineParts {
 				new Leases(releaser, fencing, this.timers,
 						new Extender(watchdog, losses, threads, this.timers, Duration.ofNanos(NODE_TIMEOUT),
 								RestartGuard.of(1, null, java.util.Map.of()))),
-				NODE_TIMEOUT, new Tokens(new SecureRandom()), new Pending());
+				NODE_TIMEOUT, retryBudget.toNanos(), new Tokens(new SecureRandom()), new Pending());
 	}
 
 	static ResolvedRequest request(Duration lease, Duration waitAtMost, String... keys) {

@@ -30,4 +30,31 @@ class FencingTests {
 		assertThat(parts.voters.calls).contains("fenceRaise lock:{a} " + token, "fenceRaise lock:{b} " + token);
 	}
 
+	@Test
+	void oneYesOneNotMineAndOneSilentMasterIsNoLossButARetry() {
+		EngineParts parts = new EngineParts(3);
+		RedisLease lease = parts.start(EngineParts.request(Duration.ofSeconds(3), Duration.ZERO, "a")).join();
+		// one master still holds it, one answers "not mine" (it never granted it), one
+		// is silent and may hold it: only an answer decides
+		parts.voters.thenFenceIncrement(1, 1);
+		java.util.concurrent.CompletableFuture<Long> token = lease.fencingTokenAsync();
+		assertThat(token).isNotDone();
+		assertThat(lease.lost()).isNull();
+		parts.timers.advanceMillis(20);
+		assertThat(token.join()).isPositive();
+		assertThat(lease.lost()).isNull();
+		assertThat(parts.voters.calls).filteredOn((c) -> c.startsWith("fenceIncrement")).hasSize(2);
+	}
+
+	@Test
+	void aMajorityAnsweringGoneIsALossThatIsNotARenewalOutcome() {
+		EngineParts parts = new EngineParts(3);
+		RedisLease lease = parts.start(EngineParts.request(Duration.ofSeconds(3), Duration.ZERO, "a")).join();
+		parts.voters.thenFenceIncrement(1, 2);
+		assertThat(lease.fencingTokenAsync()).isCompletedExceptionally();
+		assertThat(lease.lost()).isNotNull();
+		assertThat(lease.lost().foundByRenewal()).isFalse();
+		assertThat(lease.lost().getMessage()).contains("fencing found the lease gone on 2 of 3 nodes");
+	}
+
 }

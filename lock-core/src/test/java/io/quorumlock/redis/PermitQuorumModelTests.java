@@ -88,7 +88,7 @@ class PermitQuorumModelTests {
 					new Leases(releaser, fencing, this.timers,
 							new Extender(watchdog, losses, threads, this.timers, java.time.Duration.ofMillis(50),
 									RestartGuard.of(1, null, java.util.Map.of()))),
-					TimeUnit.MILLISECONDS.toNanos(50), new Tokens(new SecureRandom()), new Pending());
+					TimeUnit.MILLISECONDS.toNanos(50), 0, new Tokens(new SecureRandom()), new Pending());
 		}
 
 	}

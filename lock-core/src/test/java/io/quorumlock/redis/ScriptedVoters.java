@@ -42,6 +42,8 @@ final class ScriptedVoters implements Voters {
 	/** What an unscripted acquire round answers; null for every node saying yes. */
 	Round.Tally otherwise;
 
+	private final java.util.Queue<CompletableFuture<Round.Tally>> fenceIncrements = new java.util.ArrayDeque<>();
+
 	long fencingCounter = 100;
 
 	ScriptedVoters(int nodes) {
@@ -63,11 +65,11 @@ final class ScriptedVoters implements Voters {
 		this.intents.add(key);
 	}
 
-	/** How soon a quorum may vote, as {@link #quorumPossibleInNanos()} answers. */
+	/** How soon a quorum may vote, as {@link #quorumPossibleInNanos(long)} answers. */
 	long quorumPossibleIn;
 
 	@Override
-	public long quorumPossibleInNanos() {
+	public long quorumPossibleInNanos(long reconnectingNanos) {
 		return this.quorumPossibleIn;
 	}
 
@@ -197,7 +199,14 @@ final class ScriptedVoters implements Voters {
 	public CompletableFuture<Round.Tally> fenceIncrement(String key, String token, String ttlMillis, AtomicLong max) {
 		this.calls.add("fenceIncrement " + key);
 		max.accumulateAndGet(++this.fencingCounter, Math::max);
-		return yes();
+		CompletableFuture<Round.Tally> scripted = this.fenceIncrements.poll();
+		return (scripted != null) ? scripted : yes();
+	}
+
+	/** The next fencing increment round answers this, at once. */
+	ScriptedVoters thenFenceIncrement(int yes, int no) {
+		this.fenceIncrements.add(CompletableFuture.completedFuture(tally(yes, no)));
+		return this;
 	}
 
 	@Override

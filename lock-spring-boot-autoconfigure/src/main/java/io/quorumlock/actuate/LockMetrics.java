@@ -175,7 +175,9 @@ public class LockMetrics implements LockListener {
 
 	@Override
 	public void onLost(LockRequest request, Lease lease, LeaseLostException cause) {
-		this.renewalsLost.increment();
+		if (cause.foundByRenewal()) {
+			this.renewalsLost.increment();
+		}
 		meters(request).lost.increment();
 	}
 

@@ -42,6 +42,7 @@ final class QuorumLockEngineConfigurer {
 			.nodeTimeout(properties.getNodeTimeout())
 			.clockDriftFactor(properties.getClockDriftFactor())
 			.retryDelay(properties.getRetryDelay().getMin(), properties.getRetryDelay().getMax())
+			.retryBudget(properties.getRetryBudget())
 			.onLeaseLost(properties.getOnLeaseLost())
 			.syncReplicas(properties.getSyncReplicas())
 			.allowEvictingMasters(properties.isAllowEvictingMasters())

@@ -58,6 +58,17 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 	private RetryDelay retryDelay = new RetryDelay();
 
 	/**
+	 * How long a call goes on retrying, beyond its wait-at-most, rounds that no answer
+	 * decided: masters that did not answer within the node timeout (a stalled client: a
+	 * throttled pod, a GC pause; or a stalled master), a transient refusal (NOSCRIPT
+	 * after a flush, LOADING) or a reconnect in progress. A master that did not answer is
+	 * unknown, never 'held elsewhere': wait-at-most is about other holders, this budget
+	 * about slowness, so even a call with wait-at-most 0 rides out a stall this long.
+	 * Zero turns it off.
+	 */
+	private Duration retryBudget = Duration.ofSeconds(1);
+
+	/**
 	 * Restart guard: a master that lost its data (restarted empty, flushed, or another
 	 * server behind its address, detected by its missing dataset marker) does not count
 	 * toward a quorum until this long after it was first seen so. Empty means the longest
@@ -194,6 +205,14 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 
 	public void setRetryDelay(RetryDelay retryDelay) {
 		this.retryDelay = retryDelay;
+	}
+
+	public Duration getRetryBudget() {
+		return this.retryBudget;
+	}
+
+	public void setRetryBudget(Duration retryBudget) {
+		this.retryBudget = retryBudget;
 	}
 
 	public Duration getRejoinDelay() {

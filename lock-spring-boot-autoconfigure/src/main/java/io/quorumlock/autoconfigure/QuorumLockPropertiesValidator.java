@@ -34,6 +34,7 @@ final class QuorumLockPropertiesValidator {
 			throw new InvalidQuorumLockPropertyException("quorumlock.retry-delay",
 					text(retry.getMin()) + ".." + text(retry.getMax()), "max must not be below min");
 		}
+		notNegative("quorumlock.retry-budget", properties.getRetryBudget());
 		if (properties.getRejoinDelay() != null) {
 			notNegative("quorumlock.rejoin-delay", properties.getRejoinDelay());
 		}

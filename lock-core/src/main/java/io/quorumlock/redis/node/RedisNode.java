@@ -55,6 +55,7 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 
 		@Override
 		public void disconnected() {
+			RedisNode.this.downSince = RedisNode.this.timers.nanoTime();
 			newEpoch();
 		}
 
@@ -89,6 +90,13 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 
 	private volatile boolean closed;
 
+	/**
+	 * When the command connection was last seen dropping (or, before the first
+	 * connection, when the node was made), on the engine's clock: how long it has been
+	 * down tells a reconnect in progress from a dead master ({@link #downForNanos}).
+	 */
+	private volatile long downSince;
+
 	/** What its rounds and connection attempts came to, for status. */
 	private final NodeRecord record;
 
@@ -107,6 +115,7 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 		this.transport = transport;
 		this.context = context;
 		this.timers = context.timers();
+		this.downSince = this.timers.nanoTime();
 		LongSupplier clock = this.timers::nanoTime;
 		// a redo is sent once the epoch open now is ready: before that, eval fails at
 		// once, and a redo re-queued at once would spin until the scripts are loaded
@@ -169,6 +178,15 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 
 	public boolean isClosed() {
 		return this.closed;
+	}
+
+	/**
+	 * How long the command connection has been down: zero while connected, else since it
+	 * dropped or, never connected, since the node was made. A connection down for a
+	 * moment is being re-established, not a dead master.
+	 */
+	public long downForNanos() {
+		return isConnected() ? 0 : Math.max(0, this.timers.nanoTime() - this.downSince);
 	}
 
 	/** Whether commands can be sent now. */

@@ -157,6 +157,28 @@ class LeaseRenewalTests {
 	}
 
 	@Test
+	void renewalWithoutADecidingAnswerLosesTheLeaseAtItsValidityNotBefore() {
+		Duration lease = Duration.ofSeconds(3);
+		RedisLease a = acquire(lease, true, "a");
+		long validUntil = a.validUntil();
+		// every renewal round hears one yes and two silent masters: never decided
+		this.parts.voters.thenExtend(1, 0).thenExtend(1, 0).thenExtend(1, 0).thenExtend(1, 0);
+		this.parts.timers.retryDelayNanos(TimeUnit.MILLISECONDS.toNanos(500));
+		this.parts.timers.advanceMillis(1000); // the renewal at lease/3
+		assertThat(renewals("lock:{a}")).isOne();
+		// retries at 1.5, 2 and 2.5 s; one more would end past the validity (2,968 ms)
+		this.parts.timers.advanceMillis(1600);
+		assertThat(renewals("lock:{a}")).isEqualTo(4);
+		assertThat(a.lost()).isNull();
+		this.parts.timers.advanceMillis(TimeUnit.NANOSECONDS.toMillis(validUntil - this.parts.timers.nanoTime()) - 1);
+		assertThat(a.lost()).isNull();
+		this.parts.timers.advanceMillis(20);
+		assertThat(a.lost()).isNotNull();
+		assertThat(a.lost().getMessage()).contains("validity ran out while its renewal had no deciding answer");
+		assertThat(a.lost().foundByRenewal()).isTrue();
+	}
+
+	@Test
 	void nearerRenewalGoesOnAFinerStep() {
 		long t0 = this.parts.timers.nanoTime();
 		this.parts.timers.advanceMillis(10);

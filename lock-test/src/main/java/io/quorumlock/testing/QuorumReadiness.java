@@ -50,8 +50,8 @@ public final class QuorumReadiness {
 						.append(node.state().tag())
 						.append((node.lastError() != null) ? " (" + node.lastError() + ")" : "");
 				}
-				throw new AssertionError("no quorum of " + status.quorum() + " voting within " + atMost.toMillis()
-						+ " ms: " + nodes);
+				throw new AssertionError(
+						"no quorum of " + status.quorum() + " voting within " + atMost.toMillis() + " ms: " + nodes);
 			}
 			LockSupport.parkNanos(POLL_NANOS);
 			if (Thread.interrupted()) {

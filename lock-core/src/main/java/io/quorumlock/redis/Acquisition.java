@@ -331,12 +331,13 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	}
 
 	/**
-	 * How long a master's connection may have been down and still be waited for as a
-	 * reconnect in progress: what this call may still spend, its wait and the retry
-	 * budget.
+	 * How long a master's connection may have been down and still count as a reconnect in
+	 * progress rather than a dead master: the retry budget. A master that dropped a
+	 * moment ago (a restart, a network blip) is retried for; one down for longer than a
+	 * reconnect takes is not waited for, whatever the wait.
 	 */
 	private long reconnectingNanos() {
-		return this.request.waitAtMost().toNanos() + this.parts.retryBudgetNanos;
+		return this.parts.retryBudgetNanos;
 	}
 
 	/**

@@ -42,6 +42,7 @@ class RejectedUndoIntegrationTests {
 			.nodes(redis.uris())
 			.nodeTimeout(Duration.ofMillis(500))
 			.rejoinDelay(Duration.ZERO) // the test restarts a node on purpose
+			.retryBudget(Duration.ZERO) // one round, whose undo the crash rejects
 			.build();
 		this.key = "k" + UUID.randomUUID();
 	}

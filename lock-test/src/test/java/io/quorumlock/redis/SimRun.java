@@ -59,6 +59,9 @@ final class SimRun {
 
 		boolean closed;
 
+		/** How long beyond its wait an acquisition retries rounds no answer decided. */
+		long retryBudgetNanos;
+
 		Engine(String name, SimLoop.Actor actor, SimTimers timers, Duration lease, Duration nodeTimeout,
 				long retryMaxNanos, int syncReplicas) {
 			this.name = name;
@@ -239,12 +242,18 @@ final class SimRun {
 		long offset = this.random.nextLong();
 		SimTimers timers = new SimTimers(this.loop, actor, offset, drift(), retryMin.toNanos(), retryMax.toNanos());
 		Engine engine = new Engine(name, actor, timers, lease, nodeTimeout, retryMax.toNanos(), syncReplicas);
+		// rounds that no answer decided are retried within this budget, even without a
+		// wait
+		long[] budgets = { 0, 100, 300, 1000 };
+		Duration retryBudget = Duration.ofMillis(budgets[this.random.nextInt(budgets.length)]);
+		engine.retryBudgetNanos = retryBudget.toNanos();
 		long commandTimeout = Math.max(nodeTimeout.toNanos() * 10, millis(1000));
 		QuorumLockEngine.Builder builder = QuorumLockEngine.builder()
 			.nodes(this.addresses.stream().map((a) -> "redis://" + a).toList())
 			.nodeTimeout(nodeTimeout)
 			.clockDriftFactor(this.clockDriftFactor)
 			.retryDelay(retryMin, retryMax)
+			.retryBudget(retryBudget)
 			.defaults(LockOptions.none().lease(lease))
 			.syncReplicas(syncReplicas);
 		if (this.masters.size() > 1) {

@@ -91,7 +91,9 @@ final class SimWorkload {
 		this.loop.trace(what);
 		CompletableFuture<Lease> acquired = engine.engine.acquireAsync(request);
 		long permitPasses = (kind == Kind.PERMIT) ? 2L * PERMITS : 2;
-		long slack = permitPasses * 2 * engine.roundNanos() + 2 * engine.retryMaxNanos + SimRun.millis(100);
+		// each pass may retry undecided rounds for the retry budget, then undo the last
+		long slack = permitPasses * (2 * engine.roundNanos() + engine.retryBudgetNanos + engine.retryMaxNanos)
+				+ 2 * engine.retryMaxNanos + SimRun.millis(100);
 		this.history.acquiring(what, acquired, engine.timers, slack, engine.actor, wait.toNanos());
 		boolean renewing = renew;
 		acquired.whenComplete((lease1, error) -> {

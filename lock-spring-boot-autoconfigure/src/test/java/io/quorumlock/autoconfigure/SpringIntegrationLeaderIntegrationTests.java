@@ -62,7 +62,9 @@ class SpringIntegrationLeaderIntegrationTests {
 			Lock lock = registry.obtain("orders");
 			assertThat(lock.tryLock(1, TimeUnit.SECONDS)).isTrue();
 			try {
-				assertThat(redis.node(0).exists("lock:{integration:orders}")).isTrue();
+				// granted at a quorum of two: the third master's SET may land later
+				assertThat(redis.nodes().stream().filter((node) -> node.exists("lock:{integration:orders}")).count())
+					.isGreaterThanOrEqualTo(2);
 			}
 			finally {
 				lock.unlock();

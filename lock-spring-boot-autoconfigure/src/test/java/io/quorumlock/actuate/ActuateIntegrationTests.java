@@ -40,6 +40,9 @@ import static org.awaitility.Awaitility.await;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class ActuateIntegrationTests {
 
+	/** A node timeout no answer of a loaded machine's loopback Redis outlasts. */
+	private static final Duration NODE_TIMEOUT = Duration.ofSeconds(1);
+
 	@RegisterExtension
 	static final RedisServers redis = RedisServers.start(3);
 
@@ -67,7 +70,10 @@ class ActuateIntegrationTests {
 	private static QuorumLockEngine.Builder builder() {
 		return QuorumLockEngine.builder()
 			.nodes(redis.uris())
-			.nodeTimeout(Duration.ofMillis(100))
+			// not a test of timeouts: a loaded machine's answers must not turn a grant
+			// into
+			// "held elsewhere" or "unavailable"
+			.nodeTimeout(NODE_TIMEOUT)
 			.rejoinDelay(Duration.ZERO); // fresh fixture servers
 	}
 
@@ -89,8 +95,10 @@ class ActuateIntegrationTests {
 		try (Lease blocker = this.other.acquire(request())) {
 			assertThatExceptionOfType(LockNotAcquiredException.class).isThrownBy(() -> this.locks.acquire(request()));
 		}
-		Lease shortLived = this.locks.acquire(request().lease(Duration.ofMillis(400)).renew(false));
-		await().atMost(Duration.ofSeconds(5))
+		// the shortest lease the node timeout allows (more than three of it)
+		Lease shortLived = this.locks
+			.acquire(request().lease(NODE_TIMEOUT.multipliedBy(3).plusMillis(500)).renew(false));
+		await().atMost(Duration.ofSeconds(20))
 			.until(() -> this.meters.get("distributed.lock.lost")
 				.tag("lock", "OrderService.pay")
 				.counter()
@@ -191,7 +199,7 @@ class ActuateIntegrationTests {
 		redis.node(0).kill(); // unknown at start-up, so not refused then: found later
 		try (QuorumLockEngine twice = QuorumLockEngine.builder()
 			.nodes("redis://localhost:" + port, "redis://127.0.0.1:" + port, redis.node(1).uri())
-			.nodeTimeout(Duration.ofMillis(100))
+			.nodeTimeout(NODE_TIMEOUT)
 			.rejoinDelay(Duration.ZERO)
 			.build()) {
 			redis.node(0).restart();

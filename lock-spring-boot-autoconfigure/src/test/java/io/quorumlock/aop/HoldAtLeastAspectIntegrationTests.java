@@ -21,6 +21,7 @@ import io.quorumlock.OnFailure;
 import io.quorumlock.autoconfigure.QuorumLockAutoConfiguration;
 import io.quorumlock.testing.RedisServer;
 import io.quorumlock.testing.RedisServers;
+import io.quorumlock.autoconfigure.BoundedWait;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -42,7 +43,7 @@ class HoldAtLeastAspectIntegrationTests {
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(QuorumLockAutoConfiguration.class))
 		.withPropertyValues("quorumlock.nodes=" + String.join(",", redis.uris()), "quorumlock.rejoin-delay=0s",
-				"quorumlock.node-timeout=100ms")
+				BoundedWait.NODE_TIMEOUT)
 		.withUserConfiguration(JobConfiguration.class);
 
 	private static void assertHeldForTheRestOfTheHold(String redisKey) {

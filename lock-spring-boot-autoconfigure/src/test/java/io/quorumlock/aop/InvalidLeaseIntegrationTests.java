@@ -37,6 +37,9 @@ import static org.awaitility.Awaitility.await;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class InvalidLeaseIntegrationTests {
 
+	/** A node timeout a loaded machine's answers fit in. */
+	static final Duration NODE_TIMEOUT = Duration.ofMillis(500);
+
 	@RegisterExtension
 	static final RedisServers redis = RedisServers.start(1);
 
@@ -48,7 +51,9 @@ class InvalidLeaseIntegrationTests {
 
 	@BeforeEach
 	void start() {
-		this.engine = QuorumLockEngine.builder().nodes(redis.uris()).build();
+		// not the default node timeout: whatever it is, the short lease below must fit
+		// three of it, and a loaded machine's answers must fit in it
+		this.engine = QuorumLockEngine.builder().nodes(redis.uris()).nodeTimeout(NODE_TIMEOUT).build();
 		DistributedLockRegistry late = new LateRegistry(this.engine);
 		ProxyFactory factory = new ProxyFactory(new Service(this.runs));
 		factory.setProxyTargetClass(true);
@@ -107,7 +112,7 @@ class InvalidLeaseIntegrationTests {
 	private record LateRegistry(QuorumLockEngine engine) implements DistributedLockRegistry {
 
 		private static LockRequest shortLease(LockRequest request) {
-			return request.lease(Duration.ofMillis(300)).renew(false);
+			return request.lease(NODE_TIMEOUT.multipliedBy(3).plusMillis(100)).renew(false);
 		}
 
 		private static Lease late(Lease lease) {

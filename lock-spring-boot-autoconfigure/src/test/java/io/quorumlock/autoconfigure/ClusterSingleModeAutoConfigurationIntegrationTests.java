@@ -36,8 +36,8 @@ class ClusterSingleModeAutoConfigurationIntegrationTests {
 				"spring.data.redis.cluster.nodes=" + String.join(",",
 						redis.nodes().stream().map((node) -> node.host() + ":" + node.port()).toList()),
 				"spring.data.redis.client-name=quorumlock-cluster-it",
-				// a node timeout a loaded 2-core build machine can keep
-				"quorumlock.node-timeout=200ms");
+				// a node timeout a loaded 2-core build machine's answers fit in
+				BoundedWait.NODE_TIMEOUT);
 
 	@Test
 	void singleModeLocksThroughTheRegistryOnTheMasterOfEachKey() {

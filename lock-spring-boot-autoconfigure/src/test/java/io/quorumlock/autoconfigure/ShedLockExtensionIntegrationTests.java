@@ -55,11 +55,17 @@ class ShedLockExtensionIntegrationTests {
 	@RegisterExtension
 	static final RedisServers redis = RedisServers.start(3);
 
+	/**
+	 * Not a test of timeouts: as much room for a loaded machine's answers as the 1 s
+	 * {@code lockAtMostFor} of these jobs allows (below a third of it).
+	 */
+	private static final String NODE_TIMEOUT = "quorumlock.node-timeout=300ms";
+
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(
 				AutoConfigurations.of(QuorumLockAutoConfiguration.class, QuorumLockShedLockAutoConfiguration.class))
 		.withPropertyValues("quorumlock.nodes=" + String.join(",", redis.uris()), "quorumlock.rejoin-delay=0s",
-				"quorumlock.node-timeout=100ms");
+				NODE_TIMEOUT);
 
 	private QuorumLockEngine otherEngine;
 
@@ -69,7 +75,7 @@ class ShedLockExtensionIntegrationTests {
 	void startOtherInstance() {
 		this.otherEngine = QuorumLockEngine.builder()
 			.nodes(redis.uris())
-			.nodeTimeout(Duration.ofMillis(100))
+			.nodeTimeout(Duration.ofMillis(300))
 			.rejoinDelay(Duration.ZERO)
 			.build();
 		this.otherInstance = new QuorumLockProvider(this.otherEngine);
@@ -124,7 +130,7 @@ class ShedLockExtensionIntegrationTests {
 			.web(WebApplicationType.NONE)
 			.logStartupInfo(false)
 			.properties("quorumlock.nodes=" + String.join(",", redis.uris()), "quorumlock.rejoin-delay=0s",
-					"quorumlock.node-timeout=100ms", "spring.main.banner-mode=off")
+					NODE_TIMEOUT, "spring.main.banner-mode=off")
 			.initializers((GenericApplicationContext app) -> app.registerBean(ExtendingJob.class, () -> job))
 			.run()) {
 			assertThat(job.extended.await(30, TimeUnit.SECONDS)).isTrue();
@@ -199,7 +205,7 @@ class ShedLockExtensionIntegrationTests {
 		this.runner.run((context) -> {
 			awaitConnected(context.getBean(RegistryStatus.class));
 			LockProvider provider = context.getBean(LockProvider.class);
-			SimpleLock lock = held(provider, "short", Duration.ofMillis(600));
+			SimpleLock lock = held(provider, "short", Duration.ofMillis(1600));
 			SimpleLock taken = await().atMost(Duration.ofSeconds(10))
 				.until(() -> this.otherInstance.lock(configuration("short", Duration.ofSeconds(10), Duration.ZERO)),
 						Optional::isPresent)

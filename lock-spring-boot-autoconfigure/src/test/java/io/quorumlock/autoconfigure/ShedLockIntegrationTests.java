@@ -57,7 +57,7 @@ class ShedLockIntegrationTests {
 		.withConfiguration(
 				AutoConfigurations.of(QuorumLockAutoConfiguration.class, QuorumLockShedLockAutoConfiguration.class))
 		.withPropertyValues("quorumlock.nodes=" + String.join(",", redis.uris()), "quorumlock.rejoin-delay=0s",
-				"quorumlock.node-timeout=100ms");
+				BoundedWait.NODE_TIMEOUT);
 
 	private final AlignedTaskScheduler.Ticks ticks = new AlignedTaskScheduler.Ticks();
 
@@ -107,17 +107,17 @@ class ShedLockIntegrationTests {
 	void lockAtMostForIsTheLeaseWithoutRenewal() {
 		this.runner.run((context) -> {
 			LockProvider provider = context.getBean(LockProvider.class);
-			Optional<SimpleLock> lock = provider.lock(configuration("short", Duration.ofMillis(600), Duration.ZERO));
+			Optional<SimpleLock> lock = provider.lock(configuration("short", Duration.ofMillis(1600), Duration.ZERO));
 			assertThat(lock).isPresent();
 			for (RedisServer node : redis.nodes()) {
 				await().atMost(Duration.ofSeconds(5)).until(() -> node.pttl("lock:shedlock:{short}") > 0);
-				assertThat(node.pttl("lock:shedlock:{short}")).isLessThanOrEqualTo(600);
+				assertThat(node.pttl("lock:shedlock:{short}")).isLessThanOrEqualTo(1600);
 			}
 			// another instance gets it once lockAtMostFor is over, though the first never
 			// unlocked
 			try (QuorumLockEngine other = QuorumLockEngine.builder()
 				.nodes(redis.uris())
-				.nodeTimeout(Duration.ofMillis(100))
+				.nodeTimeout(Duration.ofMillis(500))
 				.rejoinDelay(Duration.ZERO)
 				.build()) {
 				LockProvider otherProvider = new QuorumLockProvider(other);
@@ -203,7 +203,7 @@ class ShedLockIntegrationTests {
 		return new SpringApplicationBuilder(ShedLockJobConfiguration.class).web(WebApplicationType.NONE)
 			.logStartupInfo(false)
 			.properties("quorumlock.nodes=" + String.join(",", redis.uris()), "quorumlock.rejoin-delay=0s",
-					"quorumlock.node-timeout=100ms", "spring.main.banner-mode=off")
+					BoundedWait.NODE_TIMEOUT, "spring.main.banner-mode=off")
 			.initializers((GenericApplicationContext context) -> {
 				context.registerBean(AlignedTaskScheduler.Ticks.class, () -> this.ticks);
 				context.registerBean("taskScheduler", AlignedTaskScheduler.class,

@@ -45,7 +45,7 @@ class SpringIntegrationLeaderIntegrationTests {
 		.withConfiguration(
 				AutoConfigurations.of(QuorumLockAutoConfiguration.class, QuorumLockIntegrationAutoConfiguration.class))
 		.withPropertyValues("quorumlock.nodes=" + String.join(",", redis.uris()), "quorumlock.rejoin-delay=0s",
-				"quorumlock.node-timeout=100ms");
+				BoundedWait.NODE_TIMEOUT);
 
 	private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
 
@@ -62,7 +62,9 @@ class SpringIntegrationLeaderIntegrationTests {
 			Lock lock = registry.obtain("orders");
 			assertThat(lock.tryLock(1, TimeUnit.SECONDS)).isTrue();
 			try {
-				assertThat(redis.node(0).exists("lock:{integration:orders}")).isTrue();
+				// granted at a quorum of two: the third master's SET may land later
+				assertThat(redis.nodes().stream().filter((node) -> node.exists("lock:{integration:orders}")).count())
+					.isGreaterThanOrEqualTo(2);
 			}
 			finally {
 				lock.unlock();
@@ -127,7 +129,8 @@ class SpringIntegrationLeaderIntegrationTests {
 		return new SpringApplicationBuilder(LeaderConfiguration.class).web(WebApplicationType.NONE)
 			.logStartupInfo(false)
 			.properties("quorumlock.nodes=" + String.join(",", redis.uris()), "quorumlock.rejoin-delay=0s",
-					"quorumlock.node-timeout=100ms", "quorumlock.lease=1s", "spring.main.banner-mode=off")
+					// room for a loaded machine's answers, below a third of the lease
+					BoundedWait.NODE_TIMEOUT, "quorumlock.lease=2s", "spring.main.banner-mode=off")
 			.run();
 	}
 

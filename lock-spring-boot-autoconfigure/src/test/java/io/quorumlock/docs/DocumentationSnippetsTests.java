@@ -21,6 +21,7 @@ import io.quorumlock.autoconfigure.QuorumLockAutoConfiguration;
 import io.quorumlock.autoconfigure.QuorumLockShedLockAutoConfiguration;
 import io.quorumlock.testing.RedisServer;
 import io.quorumlock.testing.RedisServers;
+import io.quorumlock.autoconfigure.BoundedWait;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -62,7 +63,7 @@ class DocumentationSnippetsTests {
 					AutoConfigurations.of(QuorumLockAutoConfiguration.class, QuorumLockShedLockAutoConfiguration.class))
 			.withUserConfiguration(SchedulingConfiguration.class, NightlyReport.class)
 			.withPropertyValues("quorumlock.nodes=" + String.join(",", redis.uris()), "quorumlock.rejoin-delay=0s",
-					"quorumlock.node-timeout=100ms")
+					BoundedWait.NODE_TIMEOUT)
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				context.getBean(NightlyReport.class).run();

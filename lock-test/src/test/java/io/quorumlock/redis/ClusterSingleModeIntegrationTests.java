@@ -45,13 +45,14 @@ class ClusterSingleModeIntegrationTests {
 	private static final Duration LEASE = Duration.ofSeconds(10);
 
 	/**
-	 * Engines on the cluster, with a node timeout (100 ms) that a loaded 2-core build
-	 * machine can keep, still below a third of the shortest lease here (400 ms).
+	 * Engines on the cluster, with a node timeout (500 ms) that a loaded 2-core build
+	 * machine's answers fit in, still below a third of the shortest lease here
+	 * ({@link DistributedLockRegistryContract#SHORT_LEASE}).
 	 */
 	static QuorumLockEngine.Builder onCluster() {
 		return QuorumLockEngine.builder()
 			.cluster(redis.uris().toArray(String[]::new))
-			.nodeTimeout(Duration.ofMillis(100));
+			.nodeTimeout(Duration.ofMillis(500));
 	}
 
 	@Nested
@@ -213,7 +214,7 @@ class ClusterSingleModeIntegrationTests {
 
 		@Test
 		void theWatchdogRenewsALeaseOnTheMasterOfItsSlot() {
-			Duration shortLease = Duration.ofMillis(600);
+			Duration shortLease = DistributedLockRegistryContract.SHORT_LEASE;
 			try (Lease lease = this.locks.acquire(request("renewed").lease(shortLease).renew(true))) {
 				await().atMost(Duration.ofSeconds(15)).until(() -> this.renewals.get() >= 3);
 				assertThat(lease.isValid()).isTrue();

@@ -34,8 +34,15 @@ class ExecuteOutcomeIntegrationTests {
 
 	@BeforeEach
 	void start() {
-		this.locks = QuorumLockEngine.builder().nodes(redis.uris()).build();
-		this.request = LockRequest.of("k" + UUID.randomUUID()).lease(Duration.ofMillis(300)).renew(false);
+		this.locks = QuorumLockEngine.builder()
+			.nodes(redis.uris())
+			// not the default: the short lease below must fit three, whatever the default
+			// is
+			.nodeTimeout(Duration.ofMillis(500))
+			.build();
+		this.request = LockRequest.of("k" + UUID.randomUUID())
+			.lease(DistributedLockRegistryContract.SHORT_LEASE)
+			.renew(false);
 	}
 
 	@AfterEach

@@ -38,7 +38,10 @@ class FencingIntegrationTests {
 	static QuorumLockEngine engine(RedisServers redis) {
 		return QuorumLockEngine.builder()
 			.nodes(redis.uris())
-			.nodeTimeout(Duration.ofMillis(100))
+			// not a test of timeouts: room for a loaded machine's answers, below a third
+			// of
+			// the shortest lease here
+			.nodeTimeout(Duration.ofMillis(500))
 			// fresh fixture servers; the guard has its own test
 			.rejoinDelay(Duration.ZERO)
 			.build();
@@ -140,7 +143,8 @@ class FencingIntegrationTests {
 		@Test
 		void aLostLeaseGetsNoToken() {
 			try (QuorumLockEngine locks = engine(redis)) {
-				Lease lease = locks.acquire(LockRequest.of(this.key).lease(Duration.ofMillis(400)).renew(false));
+				Lease lease = locks
+					.acquire(LockRequest.of(this.key).lease(DistributedLockRegistryContract.SHORT_LEASE).renew(false));
 				await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
 				assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lease::fencingToken);
 			}
@@ -156,7 +160,8 @@ class FencingIntegrationTests {
 							+ "last_fencing_token BIGINT NOT NULL)");
 					ddl.execute("INSERT INTO orders VALUES ('42', 'NEW', 0)");
 				}
-				Lease slow = first.acquire(LockRequest.of(this.key).lease(Duration.ofMillis(500)).renew(false));
+				Lease slow = first
+					.acquire(LockRequest.of(this.key).lease(DistributedLockRegistryContract.SHORT_LEASE).renew(false));
 				long slowToken = slow.fencingToken();
 				// the first holder "pauses" (a GC, a stalled VM) past its lease; a second
 				// takes over
@@ -198,7 +203,7 @@ class FencingIntegrationTests {
 			}));
 			try (QuorumLockEngine locks = QuorumLockEngine.builder()
 				.nodes(redis.uris())
-				.nodeTimeout(Duration.ofMillis(100))
+				.nodeTimeout(Duration.ofMillis(500))
 				.defaults(LockOptions.none().lease(Duration.ofSeconds(3)))
 				.rejoinDelay(Duration.ofSeconds(3))
 				.build()) {

@@ -68,6 +68,12 @@ class HoldAtLeastIntegrationTests {
 
 		private static final Duration HOLD = Duration.ofSeconds(2);
 
+		/**
+		 * Not a test of timeouts: room for a loaded machine's answers, below a third of
+		 * the shortest lease here.
+		 */
+		private static final Duration NODE_TIMEOUT = Duration.ofMillis(500);
+
 		/** Added to the engine's clock: time that has "passed" for it. */
 		private final AtomicLong skew = new AtomicLong();
 
@@ -83,13 +89,13 @@ class HoldAtLeastIntegrationTests {
 		void startEngines() {
 			this.locks = QuorumLockEngine.builder()
 				.nodes(redis().uris())
-				.nodeTimeout(Duration.ofMillis(100))
+				.nodeTimeout(NODE_TIMEOUT)
 				.rejoinDelay(Duration.ZERO)
 				.nanoClock(() -> System.nanoTime() + this.skew.get())
 				.build();
 			this.otherProcess = QuorumLockEngine.builder()
 				.nodes(redis().uris())
-				.nodeTimeout(Duration.ofMillis(100))
+				.nodeTimeout(NODE_TIMEOUT)
 				.rejoinDelay(Duration.ZERO)
 				.build();
 			this.name = "h" + UUID.randomUUID().toString().substring(0, 8);
@@ -228,7 +234,7 @@ class HoldAtLeastIntegrationTests {
 
 		@Test
 		void renewingLockMayHoldLongerThanItsLease() {
-			Duration lease = Duration.ofSeconds(1);
+			Duration lease = NODE_TIMEOUT.multipliedBy(3).plusMillis(100);
 			Lease held = this.locks.acquire(request("job").lease(lease).renew(true).holdAtLeast(Duration.ofSeconds(5)));
 			awaitOnEveryNode(redisKey("job"));
 			held.release();

@@ -34,7 +34,8 @@ class LostToSharedIntegrationTests {
 		String key = "report-" + UUID.randomUUID();
 		String redisKey = "lock:{" + key + "}";
 		try (QuorumLockEngine writer = engine(); QuorumLockEngine readers = engine()) {
-			Lease lease = writer.acquire(LockRequest.of(key).lease(Duration.ofMillis(1500)).renew(true));
+			Lease lease = writer
+				.acquire(LockRequest.of(key).lease(DistributedLockRegistryContract.SHORT_LEASE).renew(true));
 			redis.node(0).call("DEL", redisKey);
 			try (Lease reader = readers
 				.acquire(LockRequest.of(key).mode(LockMode.SHARED).lease(Duration.ofSeconds(30)))) {
@@ -52,7 +53,13 @@ class LostToSharedIntegrationTests {
 	}
 
 	private static QuorumLockEngine engine() {
-		return QuorumLockEngine.builder().nodes(redis.uris()).rejoinDelay(Duration.ZERO).build();
+		return QuorumLockEngine.builder()
+			.nodes(redis.uris())
+			.rejoinDelay(Duration.ZERO)
+			// not the default: the renewed lease above must fit three, whatever the
+			// default is
+			.nodeTimeout(Duration.ofMillis(500))
+			.build();
 	}
 
 }

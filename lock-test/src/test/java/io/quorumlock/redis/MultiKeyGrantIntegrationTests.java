@@ -46,6 +46,9 @@ class MultiKeyGrantIntegrationTests {
 		QuorumLockEngine engine = QuorumLockEngine.builder()
 			.nodes(redis.uris())
 			.rejoinDelay(Duration.ZERO) // the fixture's servers are fresh
+			// not the default: the short lease below must fit three, whatever the default
+			// is
+			.nodeTimeout(Duration.ofMillis(500))
 			.build();
 		this.engines.add(engine);
 		return engine;
@@ -67,8 +70,9 @@ class MultiKeyGrantIntegrationTests {
 		String k2 = "b-" + id;
 		String redisK1 = "lock:{" + k1 + "}";
 		Lease k2Lease = secondHolder.acquire(LockRequest.of(k2).lease(Duration.ofSeconds(20)));
-		CompletableFuture<Lease> waiting = waiter.acquireAsync(
-				LockRequest.of(List.of(k1, k2)).lease(Duration.ofMillis(600)).waitAtMost(Duration.ofSeconds(30)));
+		CompletableFuture<Lease> waiting = waiter.acquireAsync(LockRequest.of(List.of(k1, k2))
+			.lease(DistributedLockRegistryContract.SHORT_LEASE)
+			.waitAtMost(Duration.ofSeconds(30)));
 		// k1 taken at once; nothing renews it while the waiter waits for k2, so it
 		// expires
 		await().atMost(Duration.ofSeconds(10)).until(() -> holders(redis, redisK1) > 0);

@@ -50,7 +50,10 @@ class RetryWhileValidIntegrationTests {
 	void start() {
 		this.locks = QuorumLockEngine.builder()
 			.nodes(redis.uris())
-			.nodeTimeout(Duration.ofMillis(50))
+			// short enough that a silent majority fails a round well within the lease,
+			// long
+			// enough that a loaded machine's answers to the grant are not "silent"
+			.nodeTimeout(Duration.ofMillis(500))
 			.rejoinDelay(Duration.ZERO)
 			.listener(new LockListener() {
 				@Override

@@ -38,9 +38,16 @@ class SlowListenerIntegrationTests {
 			}
 		};
 		String key = "k" + UUID.randomUUID();
-		try (QuorumLockEngine engine = QuorumLockEngine.builder().nodes(redis.uris()).listener(slow).build()) {
+		try (QuorumLockEngine engine = QuorumLockEngine.builder()
+			.nodes(redis.uris())
+			// not the default: the short lease below must fit three, whatever the default
+			// is
+			.nodeTimeout(Duration.ofMillis(500))
+			.listener(slow)
+			.build()) {
 			assertThatExceptionOfType(LockNotAcquiredException.class)
-				.isThrownBy(() -> engine.acquire(LockRequest.of(key).lease(Duration.ofMillis(300)).renew(false)))
+				.isThrownBy(() -> engine
+					.acquire(LockRequest.of(key).lease(DistributedLockRegistryContract.SHORT_LEASE).renew(false)))
 				.withMessageContaining("its validity ran out before it could be handed over");
 			// and it was released, not left to expire
 			await().atMost(Duration.ofSeconds(5)).until(() -> !redis.node(0).exists("lock:{" + key + "}"));

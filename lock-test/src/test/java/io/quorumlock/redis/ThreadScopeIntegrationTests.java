@@ -40,7 +40,10 @@ class ThreadScopeIntegrationTests {
 	static QuorumLockEngine engine(RedisServers redis, LockListener... listeners) {
 		QuorumLockEngine.Builder builder = QuorumLockEngine.builder()
 			.nodes(redis.uris())
-			.nodeTimeout(Duration.ofMillis(100))
+			// not a test of timeouts: room for a loaded machine's answers, below a third
+			// of
+			// the shortest lease here
+			.nodeTimeout(Duration.ofMillis(500))
 			.rejoinDelay(Duration.ZERO);
 		for (LockListener listener : listeners) {
 			builder.listener(listener);
@@ -277,7 +280,7 @@ class ThreadScopeIntegrationTests {
 
 			};
 			try (QuorumLockEngine locks = engine(redis, slow)) {
-				Duration lease = Duration.ofMillis(600);
+				Duration lease = DistributedLockRegistryContract.SHORT_LEASE;
 				RedisLease other = (RedisLease) locks.acquire(LockRequest.of("other" + UUID.randomUUID()).lease(lease));
 				Lease stuck = locks.acquire(LockRequest.of(stuckKey).lease(lease));
 				assertThat(blocked.await(20, TimeUnit.SECONDS)).isTrue();

@@ -119,7 +119,8 @@ class ActuateIntegrationTests {
 			.count()).isEqualTo(1);
 		assertThat(this.meters.get("distributed.lock.held").tag("lock", "OrderService.pay").timer().count())
 			.isEqualTo(3);
-		assertThat(this.meters.get("distributed.lock.renewals").tag("outcome", "lost").counter().count()).isEqualTo(1);
+		// the short-lived lease ran out unrenewed: a loss, but no renewal's outcome
+		assertThat(this.meters.get("distributed.lock.renewals").tag("outcome", "lost").counter().count()).isZero();
 		assertThat(this.meters.find("distributed.lock.node.errors").counters()).isNotEmpty()
 			.allSatisfy((counter) -> assertThat(counter.getId().getTag("node")).startsWith("127.0.0.1:"));
 		// the histogram has the documented service-level buckets

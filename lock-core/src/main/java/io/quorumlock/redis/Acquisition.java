@@ -61,6 +61,12 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	 */
 	private long attemptLink;
 
+	/**
+	 * Rounds in a row that silence left undecided ({@link Round.Tally#undecided}): each
+	 * gives the next a longer deadline ({@link #roundTimeoutNanos}).
+	 */
+	private int undecidedRounds;
+
 	/** Whether the last round's token was undone: then it is never claimed. */
 	private boolean attemptUndone;
 
@@ -150,11 +156,28 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			this.attemptLink = this.parts.voters.handOverLink();
 			this.parts.voters
 				.queue(key, token, this.leaseMillis, queueEntryMillis(),
-						this.parts.signals.ownChannel(LockKeys.channel(key)))
+						this.parts.signals.ownChannel(LockKeys.channel(key)), roundTimeoutNanos())
 				.whenComplete(this);
 			return;
 		}
-		this.parts.voters.acquire(key, token, this.leaseMillis).whenComplete(this);
+		this.parts.voters.acquire(key, token, this.leaseMillis, roundTimeoutNanos()).whenComplete(this);
+	}
+
+	/**
+	 * Each node's deadline in this acquisition's next round: the node timeout, doubled
+	 * for each round in a row that silence left undecided, up to a third of the lease (so
+	 * a grant keeps two thirds of its validity) and the retry budget. A client or masters
+	 * stalled for longer than a node timeout (a throttled pod, a GC pause, a loaded
+	 * machine) are given time instead of the same short deadline again; a round still
+	 * decides as soon as a quorum has answered, so masters that answer pay nothing.
+	 */
+	private long roundTimeoutNanos() {
+		long base = this.parts.nodeTimeoutNanos;
+		if (this.undecidedRounds == 0) {
+			return base;
+		}
+		long longest = Math.max(base, Math.min(this.leaseNanos / 3, this.parts.retryBudgetNanos));
+		return Math.min(longest, base << Math.min(this.undecidedRounds, 10));
 	}
 
 	/**
@@ -254,6 +277,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			undo.whenComplete((ok, error) -> retrySplit());
 			return;
 		}
+		this.undecidedRounds = tally.undecided() ? this.undecidedRounds + 1 : 0;
 		if (tally.undecided() || tally.reached()) {
 			// Only an answer decides: masters that did not answer in time (or answered a
 			// transient condition, or are reconnecting) might have said yes, and a grant

@@ -160,16 +160,21 @@ final class RedisVoters implements Voters {
 	 */
 	@Override
 	public CompletableFuture<Round.Tally> acquire(String key, String token, long leaseMillis) {
+		return acquire(key, token, leaseMillis, this.nodeTimeoutNanos);
+	}
+
+	@Override
+	public CompletableFuture<Round.Tally> acquire(String key, String token, long leaseMillis, long timeoutNanos) {
 		if (this.nodes.size() > 1) {
 			// a script, to check the dataset marker and to name each refusal's holder
-			return write(Script.ACQUIRE, grantKeys(key), ONE, new GrantVotes(this.nodes.size()), token,
+			return write(Script.ACQUIRE, grantKeys(key), ONE, new GrantVotes(this.nodes.size()), timeoutNanos, token,
 					Long.toString(leaseMillis));
 		}
 		if (this.syncReplicas == 0) {
-			return voting((node) -> node.setIfAbsent(key, token, leaseMillis), RedisNode::isSet, this.nodeTimeoutNanos);
+			return voting((node) -> node.setIfAbsent(key, token, leaseMillis), RedisNode::isSet, timeoutNanos);
 		}
 		return voting((node) -> node.setIfAbsent(key, token, leaseMillis, this.syncReplicas, waitMillis()),
-				RedisNode::isSet, writeRoundNanos());
+				RedisNode::isSet, writeRoundNanos(timeoutNanos));
 	}
 
 	/** A granting script's keys: the lock key, then the dataset marker if guarded. */
@@ -246,12 +251,11 @@ final class RedisVoters implements Voters {
 
 	@Override
 	public CompletableFuture<Round.Tally> queue(String key, String token, long leaseMillis, long entryMillis,
-			String channel) {
+			String channel, long timeoutNanos) {
 		String[] keys = { key, LockKeys.queueKey(key) };
 		String lease = Long.toString(leaseMillis);
 		String entry = Long.toString(entryMillis);
-		return voting((node) -> node.eval(Script.QUEUE, keys, token, lease, entry, channel), ONE,
-				this.nodeTimeoutNanos);
+		return voting((node) -> node.eval(Script.QUEUE, keys, token, lease, entry, channel), ONE, timeoutNanos);
 	}
 
 	@Override
@@ -331,11 +335,25 @@ final class RedisVoters implements Voters {
 	 */
 	CompletableFuture<Round.Tally> write(Script script, String[] keys, Predicate<Long> wrote, Predicate<Long> took,
 			String... args) {
+		return write(script, keys, wrote, took, this.nodeTimeoutNanos, args);
+	}
+
+	/**
+	 * {@link #write(Script, String[], Predicate, Predicate, String...)} with
+	 * {@code timeoutNanos} for each node's answer instead of the node timeout.
+	 */
+	CompletableFuture<Round.Tally> write(Script script, String[] keys, Predicate<Long> wrote, Predicate<Long> took,
+			long timeoutNanos, String... args) {
 		if (this.syncReplicas == 0) {
-			return voting((node) -> node.eval(script, keys, args), took, this.nodeTimeoutNanos);
+			return voting((node) -> node.eval(script, keys, args), took, timeoutNanos);
 		}
 		return voting((node) -> node.evalReplicated(script, keys, wrote, this.syncReplicas, waitMillis(), args), took,
-				writeRoundNanos());
+				writeRoundNanos(timeoutNanos));
+	}
+
+	/** {@link #writeRoundNanos()} with {@code timeoutNanos} for the write's answer. */
+	private long writeRoundNanos(long timeoutNanos) {
+		return writeRoundNanos() - this.nodeTimeoutNanos + timeoutNanos;
 	}
 
 	/** The {@code WAIT} timeout: the node timeout. */

@@ -56,6 +56,12 @@ final class SharedVoters implements Voters {
 	}
 
 	@Override
+	public CompletableFuture<Round.Tally> acquire(String key, String token, long leaseMillis, long timeoutNanos) {
+		return this.redis.write(SharedScripts.ACQUIRE, this.redis.grantKeys(key), RedisVoters.ONE, RedisVoters.GRANTED,
+				timeoutNanos, token, Long.toString(leaseMillis));
+	}
+
+	@Override
 	public CompletableFuture<Round.Tally> extend(String key, String token, String leaseMillis) {
 		return this.redis.write(SharedScripts.EXTEND, new String[] { key }, RedisVoters.ONE, RedisVoters.ONE, token,
 				leaseMillis);

@@ -47,6 +47,16 @@ interface Voters {
 	 */
 	CompletableFuture<Round.Tally> acquire(String key, String token, long leaseMillis);
 
+	/**
+	 * {@link #acquire(String, String, long)} with {@code timeoutNanos} as each node's
+	 * deadline instead of the node timeout: an acquisition whose rounds were left
+	 * undecided by silence gives its next rounds longer (a round still decides as soon as
+	 * a quorum has answered, so this costs nothing while masters answer).
+	 */
+	default CompletableFuture<Round.Tally> acquire(String key, String token, long leaseMillis, long timeoutNanos) {
+		return acquire(key, token, leaseMillis);
+	}
+
 	/** Compare-and-extend to the lease, voting; a write a later grant relies on. */
 	CompletableFuture<Round.Tally> extend(String key, String token, String leaseMillis);
 
@@ -95,9 +105,11 @@ interface Voters {
 	 * {@link #handsOver()}.
 	 * @param entryMillis how long the entry lasts unless refreshed
 	 * @param channel where a release publishes the hand-over to this waiter
+	 * @param timeoutNanos each node's deadline (see
+	 * {@link #acquire(String, String, long, long)})
 	 */
 	default CompletableFuture<Round.Tally> queue(String key, String token, long leaseMillis, long entryMillis,
-			String channel) {
+			String channel, long timeoutNanos) {
 		throw new UnsupportedOperationException("no hand-over here");
 	}
 

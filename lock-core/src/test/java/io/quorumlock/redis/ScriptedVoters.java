@@ -149,6 +149,15 @@ final class ScriptedVoters implements Voters {
 		return (this.otherwise != null) ? CompletableFuture.completedFuture(this.otherwise) : yes();
 	}
 
+	/** Each node deadline an acquire round was given, in order. */
+	final List<Long> acquireTimeouts = new ArrayList<>();
+
+	@Override
+	public CompletableFuture<Round.Tally> acquire(String key, String token, long leaseMillis, long timeoutNanos) {
+		this.acquireTimeouts.add(timeoutNanos);
+		return acquire(key, token, leaseMillis);
+	}
+
 	@Override
 	public CompletableFuture<Round.Tally> extend(String key, String token, String leaseMillis) {
 		this.calls.add("extend " + key);

@@ -107,4 +107,22 @@ class UndecidedRoundTests {
 		assertThat(this.parts.voters.count("acquire lock:{k}")).isEqualTo(2);
 	}
 
+	@Test
+	void roundsLeftUndecidedGiveTheNextOnesLongerDeadlinesUpToAThirdOfTheLease() {
+		this.parts.voters.thenAcquire(0, 0).thenAcquire(0, 0).thenAcquire(0, 0).thenAcquire(0, 0).thenAcquire(0, 0);
+		CompletableFuture<RedisLease> result = this.parts
+			.start(EngineParts.request(Duration.ofMillis(600), Duration.ZERO, "k"));
+		for (int i = 0; i < 6; i++) {
+			this.parts.timers.advanceMillis(20);
+		}
+		assertThat(result.join().isValid()).isTrue();
+		// 50 ms, then doubled per undecided round, capped at a third of the 600 ms lease
+		assertThat(this.parts.voters.acquireTimeouts).containsExactly(ms(50), ms(100), ms(200), ms(200), ms(200),
+				ms(200));
+	}
+
+	private static long ms(long millis) {
+		return java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(millis);
+	}
+
 }

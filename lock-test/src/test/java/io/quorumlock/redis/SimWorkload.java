@@ -91,8 +91,10 @@ final class SimWorkload {
 		this.loop.trace(what);
 		CompletableFuture<Lease> acquired = engine.engine.acquireAsync(request);
 		long permitPasses = (kind == Kind.PERMIT) ? 2L * PERMITS : 2;
-		// each pass may retry undecided rounds for the retry budget, then undo the last
-		long slack = permitPasses * (2 * engine.roundNanos() + engine.retryBudgetNanos + engine.retryMaxNanos)
+		// each pass may retry undecided rounds for the retry budget, the last of them
+		// with
+		// a deadline up to the budget (doubled per undecided round), then undo it
+		long slack = permitPasses * (2 * engine.roundNanos() + 2 * engine.retryBudgetNanos + engine.retryMaxNanos)
 				+ 2 * engine.retryMaxNanos + SimRun.millis(100);
 		this.history.acquiring(what, acquired, engine.timers, slack, engine.actor, wait.toNanos());
 		boolean renewing = renew;

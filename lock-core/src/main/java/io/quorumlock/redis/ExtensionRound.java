@@ -73,15 +73,36 @@ final class ExtensionRound {
 		return run(lease, lease.request().lease(), start, "renewal", true);
 	}
 
+	/**
+	 * The watchdog's renewal tried again after a round that silence left undecided: a
+	 * round of its own (not batched) whose deadline is as long as the lease's validity
+	 * left allows, up to a third of the lease: a loaded machine or a stalled master is
+	 * given time to answer instead of the same short deadline again, and the answer (or
+	 * the deadline) still comes before the validity runs out.
+	 */
+	CompletableFuture<Outcome> renewAgain(RedisLease lease, long start) {
+		long leaseNanos = lease.request().lease().toNanos();
+		long left = Validity.remaining(lease.validUntil(), start) - this.voters.writeRoundNanos();
+		long timeout = Math.max(this.voters.writeRoundNanos(), Math.min(leaseNanos / 3, left));
+		return run(lease, lease.request().lease(), start, "renewal", false, timeout);
+	}
+
 	private CompletableFuture<Outcome> run(RedisLease lease, Duration leaseLength, long start, String what,
 			boolean renewal) {
+		return run(lease, leaseLength, start, what, renewal, 0);
+	}
+
+	/** A round; {@code timeoutNanos} of each node's answer, or 0 for the node timeout. */
+	private CompletableFuture<Outcome> run(RedisLease lease, Duration leaseLength, long start, String what,
+			boolean renewal, long timeoutNanos) {
 		List<String> keys = lease.request().redisKeys();
 		String leaseMillis = Long.toString(leaseLength.toMillis());
 		CompletableFuture<?>[] rounds = new CompletableFuture<?>[keys.size()];
 		Voters voters = this.voters.of(lease.request());
 		for (int i = 0; i < rounds.length; i++) {
 			rounds[i] = renewal ? voters.renew(keys.get(i), lease.token(i), leaseMillis)
-					: voters.extend(keys.get(i), lease.token(i), leaseMillis);
+					: (timeoutNanos > 0) ? voters.extend(keys.get(i), lease.token(i), leaseMillis, timeoutNanos)
+							: voters.extend(keys.get(i), lease.token(i), leaseMillis);
 		}
 		// the rounds never complete exceptionally: each completes with its tally
 		return CompletableFuture.allOf(rounds).thenApply((ok) -> {

@@ -339,7 +339,8 @@ final class LeaseWatchdog {
 	private void retryTick(RedisLease lease) {
 		long now = this.timers.nanoTime();
 		if (!settled(lease, now)) {
-			renew(lease, now);
+			// after silence: a round of its own, as patient as the validity left allows
+			this.rounds.renewAgain(lease, now).thenAccept((outcome) -> renewed(lease, outcome));
 		}
 	}
 

@@ -190,6 +190,11 @@ final class RedisVoters implements Voters {
 		return write(Script.EXTEND, new String[] { key }, ONE, ONE, token, leaseMillis);
 	}
 
+	@Override
+	public CompletableFuture<Round.Tally> extend(String key, String token, String leaseMillis, long timeoutNanos) {
+		return write(Script.EXTEND, new String[] { key }, ONE, ONE, timeoutNanos, token, leaseMillis);
+	}
+
 	/**
 	 * The watchdog's extension: the same voting round as {@link #extend}, each node's
 	 * part sent with the other renewals due on that node ({@link RenewalBatch}) where it

@@ -68,6 +68,12 @@ final class SharedVoters implements Voters {
 	}
 
 	@Override
+	public CompletableFuture<Round.Tally> extend(String key, String token, String leaseMillis, long timeoutNanos) {
+		return this.redis.write(SharedScripts.EXTEND, new String[] { key }, RedisVoters.ONE, RedisVoters.ONE,
+				timeoutNanos, token, leaseMillis);
+	}
+
+	@Override
 	public CompletableFuture<Round.Tally> release(String key, String token, long leaseNanos) {
 		String channel = LockKeys.channel(key);
 		return this.redis.all(this.redis.quorum(),

@@ -61,6 +61,15 @@ interface Voters {
 	CompletableFuture<Round.Tally> extend(String key, String token, String leaseMillis);
 
 	/**
+	 * {@link #extend(String, String, String)} with {@code timeoutNanos} as each node's
+	 * deadline: a renewal tried again after silence waits for answers as long as the
+	 * lease's validity allows.
+	 */
+	default CompletableFuture<Round.Tally> extend(String key, String token, String leaseMillis, long timeoutNanos) {
+		return extend(key, token, leaseMillis);
+	}
+
+	/**
 	 * The watchdog's renewal: {@link #extend}, which an implementation may send together
 	 * with the other renewals due on the same node (one call per node per batch) as long
 	 * as each key still gets its own round. By default, {@link #extend}.

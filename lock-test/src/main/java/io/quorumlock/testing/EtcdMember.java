@@ -183,41 +183,61 @@ public final class EtcdMember {
 	 */
 	public synchronized void restartWiped() {
 		kill();
-		this.dir.delete();
-		EtcdMember other = this.cluster.members()
-			.stream()
-			.filter((member) -> member != this && member.isRunning() && !member.isPaused())
-			.findFirst()
-			.orElseThrow(() -> new IllegalStateException(
-					"Cannot wipe etcd member " + this.name + ": no other member runs to re-add it"));
+		deleteData();
 		if (this.cluster.size() > 1) {
-			String list = other.post("/v3/cluster/member/list", "{}");
-			String id = memberIdByPeerUrl(list, peerUrl());
-			if (id != null) {
-				other.post("/v3/cluster/member/remove", "{\"ID\":\"" + id + "\"}");
-			}
-			addAgain(other);
+			rejoinAsNew();
 		}
 		launch(this.cluster.size() > 1);
 		awaitHealthy(this.cluster.startupTimeout());
 	}
 
-	/** Add this member's peer URL through {@code other}, while the cluster settles. */
-	private void addAgain(EtcdMember other) {
+	/**
+	 * Through a running member, remove this member's old identity and add its peer URL
+	 * again, asking again while the cluster elects a leader or settles (a request that
+	 * timed out may have been applied: the member list says what is left to do).
+	 */
+	private void rejoinAsNew() {
 		long deadline = System.nanoTime() + this.cluster.startupTimeout().toNanos();
-		while (true) {
+		RuntimeException last = null;
+		while (System.nanoTime() - deadline < 0) {
+			EtcdMember other = this.cluster.members()
+				.stream()
+				.filter((member) -> member != this && member.isRunning() && !member.isPaused())
+				.findFirst()
+				.orElseThrow(() -> new IllegalStateException(
+						"Cannot wipe etcd member " + this.name + ": no other member runs to re-add it"));
 			try {
-				other.post("/v3/cluster/member/add", "{\"peerURLs\":[\"" + peerUrl() + "\"]}");
-				return;
-			}
-			catch (IllegalStateException ex) {
-				// "unhealthy cluster" right after the removal: the others reconnect first
-				if (System.nanoTime() - deadline > 0 || !ex.getMessage().contains("unhealthy")) {
-					throw ex;
+				String entry = memberEntry(other.post("/v3/cluster/member/list", "{}"), peerUrl());
+				if (entry == null) {
+					other.post("/v3/cluster/member/add", "{\"peerURLs\":[\"" + peerUrl() + "\"]}");
 				}
+				else if (entry.contains("\"name\"")) {
+					// the old identity, which had started: remove it
+					other.post("/v3/cluster/member/remove", "{\"ID\":\"" + memberId(entry) + "\"}");
+				}
+				else {
+					return; // added, not started yet: ours to start
+				}
+			}
+			catch (RuntimeException ex) {
+				last = ex;
 				ProcessSignals.sleep(100);
 			}
 		}
+		throw new IllegalStateException(
+				"Cannot re-add wiped etcd member " + this.name + " within " + this.cluster.startupTimeout(), last);
+	}
+
+	private void deleteData() {
+		Path work = this.dir.path();
+		if (work != null) {
+			WorkDirectory.deleteTree(work.resolve("data"));
+		}
+	}
+
+	private boolean hasData() {
+		Path work = this.dir.path();
+		return work != null && java.nio.file.Files.isDirectory(work.resolve("data").resolve("member"));
 	}
 
 	/**
@@ -226,12 +246,18 @@ public final class EtcdMember {
 	 */
 	synchronized void ensureRunning() {
 		if (!isRunning()) {
+			if (!hasData()) {
+				restartWiped();
+				return;
+			}
 			launch(false);
 			try {
 				awaitHealthy(this.cluster.startupTimeout());
 			}
 			catch (IllegalStateException ex) {
-				if (isRunning() || !this.dir.tail().contains("permanently removed")) {
+				String tail = this.dir.tail();
+				if (isRunning()
+						|| !(tail.contains("permanently removed") || tail.contains("already been bootstrapped"))) {
 					throw ex;
 				}
 				restartWiped();
@@ -367,19 +393,23 @@ public final class EtcdMember {
 		return matcher.group(1);
 	}
 
-	/** The id of the member with {@code peerUrl} in a member list, or null. */
-	private static String memberIdByPeerUrl(String list, String peerUrl) {
+	/** The entry of the member with {@code peerUrl} in a member list, or null. */
+	private static String memberEntry(String list, String peerUrl) {
 		Matcher member = Pattern.compile("\\{[^{}]*\\}").matcher(list);
 		while (member.find()) {
-			String entry = member.group();
-			if (entry.contains("\"" + peerUrl + "\"")) {
-				Matcher id = Pattern.compile("\"ID\"\\s*:\\s*\"?(\\d+)\"?").matcher(entry);
-				if (id.find()) {
-					return id.group(1);
-				}
+			if (member.group().contains("\"" + peerUrl + "\"")) {
+				return member.group();
 			}
 		}
 		return null;
+	}
+
+	private static String memberId(String entry) {
+		Matcher id = Pattern.compile("\"ID\"\\s*:\\s*\"?(\\d+)\"?").matcher(entry);
+		if (!id.find()) {
+			throw new IllegalStateException("no ID in " + entry);
+		}
+		return id.group(1);
 	}
 
 	@Override

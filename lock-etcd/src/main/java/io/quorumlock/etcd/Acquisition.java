@@ -97,6 +97,8 @@ final class Acquisition implements KeepAlives.Kept {
 
 	private int attempts;
 
+	private volatile CompletableFuture<Void> revoking = CompletableFuture.completedFuture(null);
+
 	Acquisition(EtcdLockRegistry registry, EtcdRequest request, long startedAt, long waitNanos) {
 		this.registry = registry;
 		this.request = request;
@@ -406,10 +408,15 @@ final class Acquisition implements KeepAlives.Kept {
 		this.registry.keepAlives().remove(this);
 		long lease = this.leaseId;
 		if (lease != 0) {
-			this.calls.revoke(lease);
+			this.revoking = this.calls.revoke(lease).exceptionally((ex) -> null);
 		}
 		this.registry.notAcquired(this, failure);
 		return true;
+	}
+
+	/** The revoke of the etcd lease of a failed acquisition, for close() to wait for. */
+	CompletableFuture<Void> revoking() {
+		return this.revoking;
 	}
 
 	private void cancelTimer() {

@@ -260,10 +260,11 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 			return;
 		}
 		this.closed = true;
+		List<CompletableFuture<Void>> revokes = new ArrayList<>();
 		for (Acquisition acquisition : this.pending) {
 			acquisition.fail(acquisition.notAcquired("the registry was closed"));
+			revokes.add(acquisition.revoking());
 		}
-		List<CompletableFuture<Void>> revokes = new ArrayList<>();
 		for (EtcdLease lease : this.unreleased) {
 			revokes.add(this.calls.revoke(lease.leaseId()).exceptionally((ex) -> null));
 		}

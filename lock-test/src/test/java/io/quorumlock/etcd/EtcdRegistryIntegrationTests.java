@@ -1,0 +1,195 @@
+package io.quorumlock.etcd;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.quorumlock.Lease;
+import io.quorumlock.LockException;
+import io.quorumlock.LockMode;
+import io.quorumlock.LockNotAcquiredException;
+import io.quorumlock.LockRequest;
+import io.quorumlock.testing.EtcdCluster;
+import io.quorumlock.testing.EtcdMembers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * What the etcd registry does beyond the shared contract, on one real member: FIFO
+ * hand-over in create-revision order, fencing tokens that grow across keys, the refusal
+ * of shared locks and permits at call time (nothing written), {@code close()} ending
+ * every waiter, and the request-timeout rule for renewing leases.
+ */
+@EtcdCluster(members = 1)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class EtcdRegistryIntegrationTests {
+
+	static EtcdMembers etcd;
+
+	private static EtcdKeys keys;
+
+	private EtcdLockRegistry locks;
+
+	private String name;
+
+	@BeforeAll
+	static void connect() {
+		keys = new EtcdKeys(etcd.endpoints());
+	}
+
+	@AfterAll
+	static void disconnect() {
+		keys.close();
+	}
+
+	@BeforeEach
+	void start() {
+		this.locks = EtcdLockRegistry.builder().endpoints(etcd.endpoints()).build();
+		this.name = "i" + UUID.randomUUID().toString().substring(0, 8);
+	}
+
+	@AfterEach
+	void stop() {
+		this.locks.close();
+	}
+
+	private LockRequest request(String key) {
+		return LockRequest.of(key).name(this.name).lease(Duration.ofSeconds(10));
+	}
+
+	private String lockKey(String key) {
+		return "lock:" + this.name + ":{" + key + "}";
+	}
+
+	@Test
+	void waitersAreServedInTheOrderTheyQueued() throws Exception {
+		Lease held = this.locks.acquire(request("k"));
+		List<CompletableFuture<Lease>> waiters = new java.util.ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			waiters.add(this.locks.acquireAsync(request("k").waitAtMost(Duration.ofSeconds(30))));
+			int queued = i + 2;
+			org.awaitility.Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> keys.waiters(lockKey("k")).size() == queued);
+		}
+		long previous = held.fencingToken();
+		held.release();
+		for (CompletableFuture<Lease> waiter : waiters) {
+			Lease next = waiter.get(20, TimeUnit.SECONDS);
+			for (CompletableFuture<Lease> later : waiters.subList(waiters.indexOf(waiter) + 1, waiters.size())) {
+				assertThat(later).isNotDone();
+			}
+			assertThat(next.fencingToken()).isGreaterThan(previous);
+			previous = next.fencingToken();
+			next.release();
+		}
+	}
+
+	@Test
+	void fencingTokensGrowAcrossKeys() {
+		long a;
+		long ab;
+		long b;
+		try (Lease lease = this.locks.acquire(request("a"))) {
+			a = lease.fencingToken();
+		}
+		try (Lease lease = this.locks.acquire(LockRequest.of(List.of("a", "b")).name(this.name))) {
+			ab = lease.fencingToken();
+		}
+		try (Lease lease = this.locks.acquire(request("b"))) {
+			b = lease.fencingToken();
+		}
+		assertThat(ab).isGreaterThan(a);
+		assertThat(b).isGreaterThan(ab);
+	}
+
+	@Test
+	void sharedLocksAndPermitsAreRefusedAtCallTimeWithNothingWritten() {
+		assertThatExceptionOfType(UnsupportedLockModeException.class)
+			.isThrownBy(() -> this.locks.acquire(request("s").mode(LockMode.SHARED)))
+			.withMessageContaining("key '" + lockKey("s") + "'")
+			.withMessageContaining("mode SHARED is not supported by the etcd registry");
+		assertThatExceptionOfType(UnsupportedLockModeException.class)
+			.isThrownBy(() -> this.locks.tryAcquire(request("p").permits(3)))
+			.withMessageContaining("permits = 3 is not supported by the etcd registry");
+		assertThat(this.locks.acquireAsync(request("s").mode(LockMode.SHARED))).failsWithin(Duration.ofSeconds(1))
+			.withThrowableOfType(java.util.concurrent.ExecutionException.class)
+			.withCauseInstanceOf(UnsupportedLockModeException.class);
+		assertThat(keys.waiters(lockKey("s"))).isEmpty();
+		assertThat(keys.waiters(lockKey("p"))).isEmpty();
+	}
+
+	@Test
+	void closeEndsEveryWaiterAndFreesWhatItHeld() throws Exception {
+		EtcdLockRegistry other = EtcdLockRegistry.builder().endpoints(etcd.endpoints()).build();
+		try (Lease held = other.acquire(request("k"))) {
+			CompletableFuture<Lease> waiting = this.locks.acquireAsync(request("k").waitAtMost(Duration.ofSeconds(60)));
+			org.awaitility.Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> keys.waiters(lockKey("k")).size() == 2);
+			this.locks.close();
+			assertThat(waiting).failsWithin(Duration.ofSeconds(5))
+				.withThrowableOfType(java.util.concurrent.ExecutionException.class)
+				.withCauseInstanceOf(LockNotAcquiredException.class)
+				.withMessageContaining("the registry was closed");
+			org.awaitility.Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> keys.waiters(lockKey("k")).size() == 1);
+		}
+		finally {
+			other.close();
+		}
+		assertThat(keys.waiters(lockKey("k"))).isEmpty();
+	}
+
+	@Test
+	void aRenewingLeaseMustOutlastThreeRequestTimeouts() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.locks.acquire(request("k").lease(Duration.ofMillis(2500))))
+			.withMessageContaining("lease 2500 ms is too short for node timeout 1000 ms");
+		try (Lease lease = this.locks.acquire(request("k").lease(Duration.ofMillis(2500)).renew(false))) {
+			assertThat(lease.isValid()).isTrue();
+		}
+	}
+
+	@Test
+	void aBlockingAcquireIsInterruptible() throws Exception {
+		EtcdLockRegistry other = EtcdLockRegistry.builder().endpoints(etcd.endpoints()).build();
+		try (Lease held = other.acquire(request("k"))) {
+			CompletableFuture<Throwable> failure = new CompletableFuture<>();
+			Thread waiter = new Thread(() -> {
+				try {
+					this.locks.acquire(request("k").waitAtMost(Duration.ofSeconds(60)));
+				}
+				catch (LockException ex) {
+					failure.complete(ex);
+				}
+			});
+			waiter.start();
+			org.awaitility.Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> keys.waiters(lockKey("k")).size() == 2);
+			waiter.interrupt();
+			assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(LockNotAcquiredException.class)
+				.hasMessageContaining("interrupted");
+			org.awaitility.Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> keys.waiters(lockKey("k")).size() == 1);
+		}
+		finally {
+			other.close();
+		}
+	}
+
+}

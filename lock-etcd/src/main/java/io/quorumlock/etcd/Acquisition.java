@@ -223,7 +223,14 @@ final class Acquisition implements KeepAlives.Kept {
 		ByteSequence predecessor = response.getKvs().get(0).getKey();
 		Waiting wait = new Waiting();
 		this.waiting = wait;
-		wait.watcher = this.calls.onDelete(predecessor, response.getHeader().getRevision() + 1, () -> wake(wait));
+		try {
+			wait.watcher = this.calls.onDelete(predecessor, response.getHeader().getRevision() + 1, () -> wake(wait));
+		}
+		catch (RuntimeException ex) {
+			this.waiting = null;
+			unanswered(ex, this::findPredecessor);
+			return;
+		}
 		if (wait.woken.get() || this.done.get()) {
 			wait.watcher.close();
 		}

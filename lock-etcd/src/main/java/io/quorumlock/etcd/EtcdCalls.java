@@ -7,8 +7,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -68,7 +70,16 @@ final class EtcdCalls {
 		this.leases = client.getLeaseClient();
 		this.watch = client.getWatchClient();
 		this.timeout = timeout;
-		this.executor = executor;
+		// once the registry's threads are shut down, an answer completes where it arrives
+		// rather than never
+		this.executor = (task) -> {
+			try {
+				executor.execute(task);
+			}
+			catch (RejectedExecutionException ex) {
+				task.run();
+			}
+		};
 	}
 
 	static ByteSequence bytes(String text) {
@@ -77,12 +88,12 @@ final class EtcdCalls {
 
 	/** A new etcd lease of {@code ttlSeconds}. */
 	CompletableFuture<LeaseGrantResponse> grant(long ttlSeconds) {
-		return bounded(this.leases.grant(ttlSeconds));
+		return bounded(() -> this.leases.grant(ttlSeconds));
 	}
 
 	/** One keep-alive of a lease: TTL above 0 if etcd still has it, 0 if it expired. */
 	CompletableFuture<LeaseKeepAliveResponse> keepAlive(long leaseId) {
-		return bounded(this.leases.keepAliveOnce(leaseId));
+		return bounded(() -> this.leases.keepAliveOnce(leaseId));
 	}
 
 	/**
@@ -91,7 +102,7 @@ final class EtcdCalls {
 	 * touch another holder's key.
 	 */
 	CompletableFuture<Void> revoke(long leaseId) {
-		return bounded(this.leases.revoke(leaseId)).thenApply((response) -> null);
+		return bounded(() -> this.leases.revoke(leaseId)).thenApply((response) -> null);
 	}
 
 	/**
@@ -106,12 +117,13 @@ final class EtcdCalls {
 		Op put = Op.put(key, value, PutOption.builder().withLeaseId(leaseId).build());
 		Op own = Op.get(key, GetOption.DEFAULT);
 		Op oldest = Op.get(lockPrefix, OLDEST);
-		return bounded(this.kv.txn(TxnOption.DEFAULT).If(absent).Then(put, own, oldest).Else(own, oldest).commit());
+		return bounded(
+				() -> this.kv.txn(TxnOption.DEFAULT).If(absent).Then(put, own, oldest).Else(own, oldest).commit());
 	}
 
 	/** The newest key of the lock created before {@code revision}, if any. */
 	CompletableFuture<GetResponse> predecessor(ByteSequence lockPrefix, long revision) {
-		return bounded(this.kv.get(lockPrefix, predecessorOption(revision)));
+		return bounded(() -> this.kv.get(lockPrefix, predecessorOption(revision)));
 	}
 
 	private static GetOption predecessorOption(long revision) {
@@ -139,7 +151,7 @@ final class EtcdCalls {
 		}
 		Op touch = Op.put(keys.get(upTo), value, PutOption.builder().withLeaseId(leaseId).build());
 		Op predecessor = Op.get(lockPrefix, predecessorOption(revisions[upTo]));
-		return bounded(this.kv.txn(TxnOption.DEFAULT).If(held).Then(touch, predecessor).commit());
+		return bounded(() -> this.kv.txn(TxnOption.DEFAULT).If(held).Then(touch, predecessor).commit());
 	}
 
 	/**
@@ -154,7 +166,7 @@ final class EtcdCalls {
 			held[i] = new Cmp(keys.get(i), Cmp.Op.EQUAL, CmpTarget.createRevision(revisions[i]));
 			deletes[i] = Op.delete(keys.get(i), DeleteOption.DEFAULT);
 		}
-		return bounded(this.kv.txn(TxnOption.DEFAULT).If(held).Then(deletes).commit());
+		return bounded(() -> this.kv.txn(TxnOption.DEFAULT).If(held).Then(deletes).commit());
 	}
 
 	/**
@@ -168,7 +180,7 @@ final class EtcdCalls {
 			held[i] = new Cmp(keys.get(i), Cmp.Op.EQUAL, CmpTarget.createRevision(revisions[i]));
 			puts[i] = Op.put(keys.get(i), value, PutOption.builder().withLeaseId(leaseId).build());
 		}
-		return bounded(this.kv.txn(TxnOption.DEFAULT).If(held).Then(puts).commit());
+		return bounded(() -> this.kv.txn(TxnOption.DEFAULT).If(held).Then(puts).commit());
 	}
 
 	/**
@@ -198,7 +210,15 @@ final class EtcdCalls {
 		this.client.close();
 	}
 
-	private <T> CompletableFuture<T> bounded(CompletableFuture<T> call) {
+	private <T> CompletableFuture<T> bounded(Supplier<CompletableFuture<T>> request) {
+		CompletableFuture<T> call;
+		try {
+			call = request.get();
+		}
+		catch (RuntimeException ex) {
+			// a closed client refuses at once: an answer like any other failure
+			return CompletableFuture.failedFuture(ex);
+		}
 		CompletableFuture<T> result = new CompletableFuture<>();
 		call.orTimeout(this.timeout.toNanos(), TimeUnit.NANOSECONDS).whenCompleteAsync((value, failure) -> {
 			if (failure != null) {

@@ -348,6 +348,18 @@ final class EtcdLease implements Lease, KeepAlives.Kept {
 		this.registry.listeners().lost(this.request.request(), this, this.lost);
 	}
 
+	/**
+	 * The registry closes: its etcd lease is revoked there; a later release does nothing.
+	 * @return the revoke
+	 */
+	CompletableFuture<Void> closeWithRegistry() {
+		if (this.state.getAndSet(RELEASED) == RELEASED) {
+			return CompletableFuture.completedFuture(null);
+		}
+		this.owner = null;
+		return this.registry.calls().revoke(this.leaseId).exceptionally((ex) -> null);
+	}
+
 	@Override
 	public void release() {
 		this.registry.await(releaseAsync().toCompletableFuture());

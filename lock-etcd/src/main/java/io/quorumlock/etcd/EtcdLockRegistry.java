@@ -266,7 +266,7 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 			revokes.add(acquisition.revoking());
 		}
 		for (EtcdLease lease : this.unreleased) {
-			revokes.add(this.calls.revoke(lease.leaseId()).exceptionally((ex) -> null));
+			revokes.add(lease.closeWithRegistry());
 		}
 		try {
 			CompletableFuture.allOf(revokes.toArray(CompletableFuture[]::new))

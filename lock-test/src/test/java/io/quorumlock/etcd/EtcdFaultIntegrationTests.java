@@ -20,6 +20,7 @@ import io.quorumlock.Lease;
 import io.quorumlock.LeaseLostException;
 import io.quorumlock.LockListener;
 import io.quorumlock.LockRequest;
+import io.quorumlock.QuorumUnavailableException;
 import io.quorumlock.testing.EtcdCluster;
 import io.quorumlock.testing.EtcdMember;
 import io.quorumlock.testing.EtcdMembers;
@@ -244,6 +245,24 @@ class EtcdFaultIntegrationTests {
 		}
 		proxy.restore();
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(stale::release);
+	}
+
+	@Test
+	void aMajorityDownEndsAcquisitionsAsUnavailableAndHeldLeasesByTheirValidity() {
+		EtcdLockRegistry holder = registry();
+		EtcdLockRegistry other = registry();
+		Lease held = holder.acquire(request("k"));
+		etcd.member(1).kill();
+		etcd.member(2).kill();
+		// nothing is answered: no "held elsewhere", no grant, after the requests' own
+		// bound
+		assertThatExceptionOfType(QuorumUnavailableException.class).isThrownBy(() -> other.acquire(request("j")))
+			.withMessageContaining("etcd did not answer");
+		await().atMost(Duration.ofSeconds(30)).until(() -> !this.events.lost.isEmpty());
+		assertThat(held.isValid()).isFalse();
+		assertThat(this.events.lost.get(0).getMessage())
+			.contains("lease lost, no keep-alive was answered within its validity");
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(held::release);
 	}
 
 	/** A store that accepts a write only with a token not below the highest it saw. */

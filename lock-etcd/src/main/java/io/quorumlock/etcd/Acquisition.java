@@ -162,7 +162,7 @@ final class Acquisition implements KeepAlives.Kept {
 		}
 		int i = this.index;
 		long lease = this.leaseId;
-		this.calls.enqueue(this.ownKeys.get(i), this.request.ranges().get(i), this.value, lease)
+		this.calls.enqueue(this.ownKeys.get(i), this.request.blockers().get(i), this.value, lease)
 			.whenComplete((response, failure) -> {
 				if (failure != null) {
 					if (EtcdCalls.leaseNotFound(failure)) {
@@ -182,7 +182,10 @@ final class Acquisition implements KeepAlives.Kept {
 				}
 				this.revisions[i] = own.get(0).getCreateRevision();
 				List<KeyValue> oldest = response.getGetResponses().get(1).getKvs();
-				if (!oldest.isEmpty() && oldest.get(0).getKey().equals(this.ownKeys.get(i))) {
+				// held when nothing that blocks it is older: the oldest key of the lock
+				// is ours
+				// (exclusive), or no exclusive key is older than ours (shared)
+				if (oldest.isEmpty() || oldest.get(0).getCreateRevision() >= this.revisions[i]) {
 					held(response.getHeader().getRevision());
 				}
 				else if (this.waitUntil - System.nanoTime() <= 0) {
@@ -199,7 +202,7 @@ final class Acquisition implements KeepAlives.Kept {
 			return;
 		}
 		int i = this.index;
-		this.calls.predecessor(this.request.ranges().get(i), this.revisions[i]).whenComplete((response, failure) -> {
+		this.calls.predecessor(this.request.blockers().get(i), this.revisions[i]).whenComplete((response, failure) -> {
 			if (failure != null) {
 				unanswered(failure, this::findPredecessor);
 				return;
@@ -267,7 +270,7 @@ final class Acquisition implements KeepAlives.Kept {
 		long sentAt = System.nanoTime();
 		CompletableFuture<LeaseKeepAliveResponse> alive = this.calls.keepAlive(lease);
 		CompletableFuture<TxnResponse> check = this.calls.confirm(this.ownKeys, this.revisions, i,
-				this.request.ranges().get(i), this.value, lease);
+				this.request.blockers().get(i), this.value, lease);
 		alive.thenCombine(check, (answer, response) -> {
 			this.answered = true;
 			this.lastUnanswered = false;

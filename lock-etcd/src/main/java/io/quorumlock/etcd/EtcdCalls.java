@@ -49,7 +49,6 @@ final class EtcdCalls {
 		.withSortField(GetOption.SortTarget.CREATE)
 		.withSortOrder(GetOption.SortOrder.ASCEND)
 		.withLimit(1)
-		.withKeysOnly(true)
 		.build();
 
 	private final Client client;

@@ -139,6 +139,11 @@ final class EtcdLease implements Lease, KeepAlives.Kept {
 	 */
 	@Override
 	public long fencingToken() {
+		if (this.request.shared()) {
+			throw new UnsupportedOperationException(this.request.describe()
+					+ ": a shared lease has no fencing token: tokens order the holders of a key one after another, "
+					+ "which shared holders are not");
+		}
 		if (!isValid()) {
 			throw lostOrReleased();
 		}
@@ -449,7 +454,8 @@ final class EtcdLease implements Lease, KeepAlives.Kept {
 
 	RegistryStatus.HeldLease status() {
 		return new RegistryStatus.HeldLease(this.request.request().label(), this.request.lockKeys(), this.heldSince,
-				remaining(), OptionalLong.of(this.token), 1, "exclusive", OptionalInt.empty());
+				remaining(), this.request.shared() ? OptionalLong.empty() : OptionalLong.of(this.token), 1,
+				this.request.shared() ? "shared" : "exclusive", OptionalInt.empty());
 	}
 
 	@Override

@@ -39,6 +39,7 @@ import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockOptions;
 import io.quorumlock.LockRequest;
 import io.quorumlock.LockRules;
+import io.quorumlock.LockUpgradeException;
 import io.quorumlock.RegistryStatus;
 
 /**
@@ -329,11 +330,10 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 		LockOptions named = this.instances.get(request.name());
 		LockOptions resolved = request.options().orElse((named != null) ? named.orElse(this.defaults) : this.defaults);
 		EtcdRequest etcd = new EtcdRequest(request, resolved, this.prefix);
-		if (request.mode() != LockMode.EXCLUSIVE || request.permits() != 1) {
-			throw new UnsupportedLockModeException(etcd.describe() + ": "
-					+ ((request.mode() != LockMode.EXCLUSIVE) ? "mode " + request.mode()
-							: "permits = " + request.permits())
-					+ " is not supported by the etcd registry, which offers exclusive locks only (docs/etcd.md)");
+		if (request.permits() != 1) {
+			throw new UnsupportedLockModeException(etcd.describe() + ": permits = " + request.permits()
+					+ " is not supported by the etcd registry, which offers exclusive and shared locks "
+					+ "(docs/etcd.md)");
 		}
 		// the node-timeout rule holds for leases that renew: a keep-alive every lease/3
 		// must be answerable within it
@@ -366,6 +366,12 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 			throw new IllegalStateException(request.describe() + ": this thread already holds some of these keys "
 					+ "under another lease; lock the whole set in the outermost call so keys are taken in sorted order");
 		}
+		if (held.request().shared() && !request.shared()) {
+			throw new LockUpgradeException(request.describe() + ": this thread holds the key shared; there is no "
+					+ "upgrade from shared to exclusive: release the shared lease first, or take the key exclusively "
+					+ "from the start");
+		}
+		// an exclusive holder re-entering as shared counts as its exclusive hold
 		return held.reenter();
 	}
 

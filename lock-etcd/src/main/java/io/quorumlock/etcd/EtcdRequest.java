@@ -6,6 +6,7 @@ import java.util.List;
 
 import io.etcd.jetcd.ByteSequence;
 import io.quorumlock.LockKeyException;
+import io.quorumlock.LockMode;
 import io.quorumlock.LockOptions;
 import io.quorumlock.LockRequest;
 
@@ -20,6 +21,12 @@ import io.quorumlock.LockRequest;
 final class EtcdRequest {
 
 	static final char SEPARATOR = '\0';
+
+	/** The mark of an exclusive hold's key, after the separator. */
+	static final String EXCLUSIVE = "x";
+
+	/** The mark of a shared hold's key, after the separator. */
+	static final String SHARED = "s";
 
 	private final LockRequest request;
 
@@ -37,6 +44,11 @@ final class EtcdRequest {
 
 	private final List<ByteSequence> ranges;
 
+	/** Per lock key, the range of the keys that block this request. */
+	private final List<ByteSequence> blockers;
+
+	private final boolean shared;
+
 	EtcdRequest(LockRequest request, LockOptions resolved, String prefix) {
 		this.request = request;
 		this.lease = resolved.lease().orElseThrow();
@@ -46,6 +58,8 @@ final class EtcdRequest {
 		this.holdAtLeast = resolved.holdAtLeast().orElse(Duration.ZERO);
 		List<String> keys = new ArrayList<>(request.keys().size());
 		List<ByteSequence> ranges = new ArrayList<>(request.keys().size());
+		List<ByteSequence> blockers = new ArrayList<>(request.keys().size());
+		this.shared = request.mode() == LockMode.SHARED;
 		for (String key : request.keys()) {
 			if (key.indexOf(SEPARATOR) >= 0 || request.name().indexOf(SEPARATOR) >= 0) {
 				throw new LockKeyException("lock key '" + key.replace(SEPARATOR, '?')
@@ -55,9 +69,14 @@ final class EtcdRequest {
 			String lockKey = prefix + (request.name().isEmpty() ? "" : request.name() + ":") + "{" + key + "}";
 			keys.add(lockKey);
 			ranges.add(EtcdCalls.bytes(lockKey + SEPARATOR));
+			// a shared request waits for older exclusive keys only; an exclusive one for
+			// every
+			// older key
+			blockers.add(EtcdCalls.bytes(lockKey + SEPARATOR + (this.shared ? EXCLUSIVE : "")));
 		}
 		this.lockKeys = List.copyOf(keys);
 		this.ranges = List.copyOf(ranges);
+		this.blockers = List.copyOf(blockers);
 	}
 
 	LockRequest request() {
@@ -95,16 +114,33 @@ final class EtcdRequest {
 		return this.ranges;
 	}
 
-	/** This hold's own key in the range of lock key {@code index}. */
+	/**
+	 * The range of the keys that block this request on each lock key: every key of the
+	 * lock for an exclusive request, its exclusive keys for a shared one.
+	 */
+	List<ByteSequence> blockers() {
+		return this.blockers;
+	}
+
+	boolean shared() {
+		return this.shared;
+	}
+
+	/**
+	 * This hold's own key in the range of lock key {@code index}: the mark of its mode
+	 * and its etcd lease id in hex.
+	 */
 	ByteSequence ownKey(int index, long leaseId) {
-		return EtcdCalls.bytes(this.lockKeys.get(index) + SEPARATOR + String.format("%016x", leaseId));
+		return EtcdCalls.bytes(this.lockKeys.get(index) + SEPARATOR + (this.shared ? SHARED : EXCLUSIVE)
+				+ String.format("%016x", leaseId));
 	}
 
 	/** "lock 'name' key 'lock:name:{k}'", as the Redis engine words it. */
 	String describe() {
 		String label = this.request.label();
 		return "lock " + ("unnamed".equals(label) ? "" : "'" + label + "' ") + "key "
-				+ ((this.lockKeys.size() == 1) ? "'" + this.lockKeys.get(0) + "'" : this.lockKeys.toString());
+				+ ((this.lockKeys.size() == 1) ? "'" + this.lockKeys.get(0) + "'" : this.lockKeys.toString())
+				+ (this.shared ? " (shared)" : "");
 	}
 
 	boolean sameKeys(EtcdRequest other) {

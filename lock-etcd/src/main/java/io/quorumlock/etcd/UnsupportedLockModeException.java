@@ -3,10 +3,10 @@ package io.quorumlock.etcd;
 import io.quorumlock.LockException;
 
 /**
- * The etcd registry refused a {@link io.quorumlock.LockMode#SHARED shared} request or one
- * of several {@link io.quorumlock.LockRequest#permits(int) permits}: it offers exclusive
- * locks only (see {@code docs/etcd.md}, "Shared locks and permits"). Thrown at call time,
- * before anything is written to etcd.
+ * The etcd registry refused a request for one of several
+ * {@link io.quorumlock.LockRequest#permits(int) permits}: it offers exclusive and shared
+ * locks, not semaphores yet (see {@code docs/etcd.md}). Thrown at call time, before
+ * anything is written to etcd.
  */
 public class UnsupportedLockModeException extends LockException {
 
@@ -14,7 +14,7 @@ public class UnsupportedLockModeException extends LockException {
 
 	/**
 	 * Create a new exception.
-	 * @param message the message, naming the lock, the key and the mode
+	 * @param message the message, naming the lock, the key and the permits
 	 */
 	public UnsupportedLockModeException(String message) {
 		super(message);

@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Timeout;
 
 import io.quorumlock.Lease;
 import io.quorumlock.LockException;
-import io.quorumlock.LockMode;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockRequest;
 import io.quorumlock.testing.EtcdCluster;
@@ -115,18 +114,14 @@ class EtcdRegistryIntegrationTests {
 	}
 
 	@Test
-	void sharedLocksAndPermitsAreRefusedAtCallTimeWithNothingWritten() {
-		assertThatExceptionOfType(UnsupportedLockModeException.class)
-			.isThrownBy(() -> this.locks.acquire(request("s").mode(LockMode.SHARED)))
-			.withMessageContaining("key '" + lockKey("s") + "'")
-			.withMessageContaining("mode SHARED is not supported by the etcd registry");
+	void permitsAreRefusedAtCallTimeWithNothingWritten() {
 		assertThatExceptionOfType(UnsupportedLockModeException.class)
 			.isThrownBy(() -> this.locks.tryAcquire(request("p").permits(3)))
+			.withMessageContaining("key '" + lockKey("p") + "'")
 			.withMessageContaining("permits = 3 is not supported by the etcd registry");
-		assertThat(this.locks.acquireAsync(request("s").mode(LockMode.SHARED))).failsWithin(Duration.ofSeconds(1))
+		assertThat(this.locks.acquireAsync(request("p").permits(2))).failsWithin(Duration.ofSeconds(1))
 			.withThrowableOfType(java.util.concurrent.ExecutionException.class)
 			.withCauseInstanceOf(UnsupportedLockModeException.class);
-		assertThat(keys.waiters(lockKey("s"))).isEmpty();
 		assertThat(keys.waiters(lockKey("p"))).isEmpty();
 	}
 

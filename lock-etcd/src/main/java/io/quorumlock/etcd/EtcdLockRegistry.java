@@ -75,11 +75,15 @@ import io.quorumlock.RegistryStatus;
  * keys.</li>
  * </ul>
  * Re-entry is scoped to a call, as on the Redis engine (see
- * {@link DistributedLockRegistry}). Exclusive locks only: a {@link LockMode#SHARED
- * shared} request or {@link LockRequest#permits(int) permits} above 1 are refused with
- * {@link UnsupportedLockModeException}. Etcd's own {@code Lock} service and jetcd's
- * {@code Lock} client are not used. Futures complete on the registry's executor, never on
- * a gRPC or Vert.x event-loop thread; a blocking call on such a thread is refused.
+ * {@link DistributedLockRegistry}). {@link LockMode#SHARED Shared} locks keep the
+ * revision order: a shared request waits only for older exclusive keys, an exclusive one
+ * for every older key, so a waiting exclusive request is never passed by later shared
+ * ones; a shared lease has no fencing token, and a shared holder cannot upgrade
+ * ({@link io.quorumlock.LockUpgradeException}). {@link LockRequest#permits(int) Permits}
+ * above 1 are refused with {@link UnsupportedLockModeException}. Etcd's own {@code Lock}
+ * service and jetcd's {@code Lock} client are not used. Futures complete on the
+ * registry's executor, never on a gRPC or Vert.x event-loop thread; a blocking call on
+ * such a thread is refused.
  */
 public final class EtcdLockRegistry implements DistributedLockRegistry, RegistryStatus, AutoCloseable {
 

@@ -182,10 +182,10 @@ final class Acquisition implements KeepAlives.Kept {
 				}
 				this.revisions[i] = own.get(0).getCreateRevision();
 				List<KeyValue> oldest = response.getGetResponses().get(1).getKvs();
-				// held when nothing that blocks it is older: the oldest key of the lock
-				// is ours
-				// (exclusive), or no exclusive key is older than ours (shared)
-				if (oldest.isEmpty() || oldest.get(0).getCreateRevision() >= this.revisions[i]) {
+				// held when fewer blocking keys than allowed are older than ours: none
+				// for an exclusive or a shared request, fewer than k for one of k permits
+				long older = oldest.stream().filter((kv) -> kv.getCreateRevision() < this.revisions[i]).count();
+				if (older < this.request.blockers().get(i).limit()) {
 					held(response.getHeader().getRevision());
 				}
 				else if (this.waitUntil - System.nanoTime() <= 0) {
@@ -219,15 +219,19 @@ final class Acquisition implements KeepAlives.Kept {
 		if (this.done.get()) {
 			return;
 		}
-		if (response.getKvs().isEmpty()) {
+		EtcdRequest.Blockers blockers = this.request.blockers().get(this.index);
+		if (response.getKvs().size() < blockers.limit()) {
 			confirm();
 			return;
 		}
-		ByteSequence predecessor = response.getKvs().get(0).getKey();
 		Waiting wait = new Waiting();
 		this.waiting = wait;
+		long from = response.getHeader().getRevision() + 1;
 		try {
-			wait.watcher = this.calls.onDelete(predecessor, response.getHeader().getRevision() + 1, () -> wake(wait));
+			// the predecessor's delete; for permits, any delete of an older permit holder
+			wait.watcher = (blockers.limit() == 1)
+					? this.calls.onDelete(response.getKvs().get(0).getKey(), from, () -> wake(wait))
+					: this.calls.onDelete(blockers.start(), blockers.end(), from, () -> wake(wait));
 		}
 		catch (RuntimeException ex) {
 			this.waiting = null;
@@ -284,7 +288,7 @@ final class Acquisition implements KeepAlives.Kept {
 				this.leaseConfirmedAt = sentAt;
 				this.confirmedAt = sentAt;
 				GetResponse predecessor = response.getGetResponses().get(0);
-				if (predecessor.getKvs().isEmpty()) {
+				if (predecessor.getKvs().size() < this.request.blockers().get(i).limit()) {
 					held(response.getHeader().getRevision());
 				}
 				else {
@@ -398,8 +402,7 @@ final class Acquisition implements KeepAlives.Kept {
 			Waiting wait = this.waiting;
 			if (failure == null && answer.getTTL() <= 0 && this.leaseId == lease && wait != null) {
 				// etcd says our lease is gone while we wait: our key went with it, and
-				// the
-				// re-check that this wake-up runs starts over
+				// the re-check that this wake-up runs starts over
 				wake(wait);
 			}
 			else if (failure == null) {
@@ -417,10 +420,14 @@ final class Acquisition implements KeepAlives.Kept {
 		closeWatcher();
 		this.registry.keepAlives().remove(this);
 		long lease = this.leaseId;
-		if (lease != 0) {
-			this.revoking = this.calls.revoke(lease).exceptionally((ex) -> null);
+		if (lease == 0) {
+			this.registry.notAcquired(this, failure);
+			return true;
 		}
-		this.registry.notAcquired(this, failure);
+		// the caller hears of the failure once its keys are gone (or the revoke went
+		// unanswered: then they go with the lease's TTL), so nothing is left behind
+		this.revoking = this.calls.revoke(lease).exceptionally((ex) -> null);
+		this.revoking.whenComplete((ignored, error) -> this.registry.notAcquired(this, failure));
 		return true;
 	}
 

@@ -44,13 +44,6 @@ import io.etcd.jetcd.watch.WatchEvent;
  */
 final class EtcdCalls {
 
-	private static final GetOption OLDEST = GetOption.builder()
-		.isPrefix(true)
-		.withSortField(GetOption.SortTarget.CREATE)
-		.withSortOrder(GetOption.SortOrder.ASCEND)
-		.withLimit(1)
-		.build();
-
 	private final Client client;
 
 	private final KV kv;
@@ -110,28 +103,37 @@ final class EtcdCalls {
 	 * outcome finds the key already there and only reads. Get responses: [own key, oldest
 	 * key].
 	 */
-	CompletableFuture<TxnResponse> enqueue(ByteSequence key, ByteSequence lockPrefix, ByteSequence value,
+	CompletableFuture<TxnResponse> enqueue(ByteSequence key, EtcdRequest.Blockers blockers, ByteSequence value,
 			long leaseId) {
 		Cmp absent = new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0));
 		Op put = Op.put(key, value, PutOption.builder().withLeaseId(leaseId).build());
 		Op own = Op.get(key, GetOption.DEFAULT);
-		Op oldest = Op.get(lockPrefix, OLDEST);
+		Op oldest = Op.get(blockers.start(),
+				GetOption.builder()
+					.withRange(blockers.end())
+					.withSortField(GetOption.SortTarget.CREATE)
+					.withSortOrder(GetOption.SortOrder.ASCEND)
+					.withLimit(blockers.limit())
+					.build());
 		return bounded(
 				() -> this.kv.txn(TxnOption.DEFAULT).If(absent).Then(put, own, oldest).Else(own, oldest).commit());
 	}
 
-	/** The newest key of the lock created before {@code revision}, if any. */
-	CompletableFuture<GetResponse> predecessor(ByteSequence lockPrefix, long revision) {
-		return bounded(() -> this.kv.get(lockPrefix, predecessorOption(revision)));
+	/**
+	 * The newest blocking keys created before {@code revision}, as many as may be older
+	 * (1 but for permits).
+	 */
+	CompletableFuture<GetResponse> predecessor(EtcdRequest.Blockers blockers, long revision) {
+		return bounded(() -> this.kv.get(blockers.start(), predecessorOption(blockers, revision)));
 	}
 
-	private static GetOption predecessorOption(long revision) {
+	private static GetOption predecessorOption(EtcdRequest.Blockers blockers, long revision) {
 		return GetOption.builder()
-			.isPrefix(true)
+			.withRange(blockers.end())
 			.withMaxCreateRevision(revision - 1)
 			.withSortField(GetOption.SortTarget.CREATE)
 			.withSortOrder(GetOption.SortOrder.DESCEND)
-			.withLimit(1)
+			.withLimit(blockers.limit())
 			.withKeysOnly(true)
 			.build();
 	}
@@ -142,14 +144,14 @@ final class EtcdCalls {
 	 * touch the last one (a write, whose revision becomes the fencing token if this is
 	 * the grant) and read its predecessor. Fails (not succeeded) if a key is gone.
 	 */
-	CompletableFuture<TxnResponse> confirm(List<ByteSequence> keys, long[] revisions, int upTo, ByteSequence lockPrefix,
-			ByteSequence value, long leaseId) {
+	CompletableFuture<TxnResponse> confirm(List<ByteSequence> keys, long[] revisions, int upTo,
+			EtcdRequest.Blockers blockers, ByteSequence value, long leaseId) {
 		Cmp[] held = new Cmp[upTo + 1];
 		for (int i = 0; i <= upTo; i++) {
 			held[i] = new Cmp(keys.get(i), Cmp.Op.EQUAL, CmpTarget.createRevision(revisions[i]));
 		}
 		Op touch = Op.put(keys.get(upTo), value, PutOption.builder().withLeaseId(leaseId).build());
-		Op predecessor = Op.get(lockPrefix, predecessorOption(revisions[upTo]));
+		Op predecessor = Op.get(blockers.start(), predecessorOption(blockers, revisions[upTo]));
 		return bounded(() -> this.kv.txn(TxnOption.DEFAULT).If(held).Then(touch, predecessor).commit());
 	}
 
@@ -189,14 +191,26 @@ final class EtcdCalls {
 	 * @return the watch, to close
 	 */
 	Watch.Watcher onDelete(ByteSequence key, long fromRevision, Runnable wake) {
+		return onDelete(key, null, fromRevision, wake);
+	}
+
+	/**
+	 * As {@link #onDelete(ByteSequence, long, Runnable)}, for any key of
+	 * {@code [start, end)}: a permit waiter wakes when any older permit holder goes.
+	 * @return the watch, to close
+	 */
+	Watch.Watcher onDelete(ByteSequence start, ByteSequence end, long fromRevision, Runnable wake) {
 		AtomicBoolean woken = new AtomicBoolean();
 		Runnable once = () -> {
 			if (woken.compareAndSet(false, true)) {
 				this.executor.execute(wake);
 			}
 		};
-		WatchOption option = WatchOption.builder().withRevision(fromRevision).withNoPut(true).build();
-		return this.watch.watch(key, option, Watch.listener((response) -> {
+		WatchOption.Builder option = WatchOption.builder().withRevision(fromRevision).withNoPut(true);
+		if (end != null) {
+			option.withRange(end);
+		}
+		return this.watch.watch(start, option.build(), Watch.listener((response) -> {
 			for (WatchEvent event : response.getEvents()) {
 				if (event.getEventType() == WatchEvent.EventType.DELETE) {
 					once.run();

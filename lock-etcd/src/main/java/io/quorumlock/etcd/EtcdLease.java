@@ -139,10 +139,11 @@ final class EtcdLease implements Lease, KeepAlives.Kept {
 	 */
 	@Override
 	public long fencingToken() {
-		if (this.request.shared()) {
-			throw new UnsupportedOperationException(this.request.describe()
-					+ ": a shared lease has no fencing token: tokens order the holders of a key one after another, "
-					+ "which shared holders are not");
+		if (this.request.shared() || this.request.permits() > 1) {
+			throw new UnsupportedOperationException(this.request.describe() + ": a "
+					+ (this.request.shared() ? "shared lease" : "lease of one of several permits")
+					+ " has no fencing token: tokens order the holders of a key one after another, which "
+					+ (this.request.shared() ? "shared holders" : "permit holders") + " are not");
 		}
 		if (!isValid()) {
 			throw lostOrReleased();
@@ -396,8 +397,7 @@ final class EtcdLease implements Lease, KeepAlives.Kept {
 		}
 		else if (was == HELD) {
 			// compare-and-delete on the create revisions, sent once; and the hold's own
-			// lease
-			// revoked, which no later holder's key is under
+			// lease revoked, which no later holder's key is under
 			done = CompletableFuture.allOf(calls.release(this.keys, this.revisions).exceptionally((ex) -> null),
 					calls.revoke(this.leaseId).exceptionally((ex) -> null));
 		}
@@ -454,8 +454,11 @@ final class EtcdLease implements Lease, KeepAlives.Kept {
 
 	RegistryStatus.HeldLease status() {
 		return new RegistryStatus.HeldLease(this.request.request().label(), this.request.lockKeys(), this.heldSince,
-				remaining(), this.request.shared() ? OptionalLong.empty() : OptionalLong.of(this.token), 1,
-				this.request.shared() ? "shared" : "exclusive", OptionalInt.empty());
+				remaining(),
+				(this.request.shared() || this.request.permits() > 1) ? OptionalLong.empty()
+						: OptionalLong.of(this.token),
+				1, this.request.shared() ? "shared" : (this.request.permits() > 1) ? "permit" : "exclusive",
+				OptionalInt.empty());
 	}
 
 	@Override

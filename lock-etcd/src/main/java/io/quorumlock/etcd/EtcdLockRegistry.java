@@ -80,10 +80,10 @@ import io.quorumlock.RegistryStatus;
  * for every older key, so a waiting exclusive request is never passed by later shared
  * ones; a shared lease has no fencing token, and a shared holder cannot upgrade
  * ({@link io.quorumlock.LockUpgradeException}). {@link LockRequest#permits(int) Permits}
- * above 1 are refused with {@link UnsupportedLockModeException}. Etcd's own {@code Lock}
- * service and jetcd's {@code Lock} client are not used. Futures complete on the
- * registry's executor, never on a gRPC or Vert.x event-loop thread; a blocking call on
- * such a thread is refused.
+ * k keep it too: a permit request holds while fewer than k older permit keys of the lock
+ * remain, and wakes at any delete among them. Etcd's own {@code Lock} service and jetcd's
+ * {@code Lock} client are not used. Futures complete on the registry's executor, never on
+ * a gRPC or Vert.x event-loop thread; a blocking call on such a thread is refused.
  */
 public final class EtcdLockRegistry implements DistributedLockRegistry, RegistryStatus, AutoCloseable {
 
@@ -334,11 +334,6 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 		LockOptions named = this.instances.get(request.name());
 		LockOptions resolved = request.options().orElse((named != null) ? named.orElse(this.defaults) : this.defaults);
 		EtcdRequest etcd = new EtcdRequest(request, resolved, this.prefix);
-		if (request.permits() != 1) {
-			throw new UnsupportedLockModeException(etcd.describe() + ": permits = " + request.permits()
-					+ " is not supported by the etcd registry, which offers exclusive and shared locks "
-					+ "(docs/etcd.md)");
-		}
 		// the node-timeout rule holds for leases that renew: a keep-alive every lease/3
 		// must be answerable within it
 		Optional<String> problem = LockRules.problem(etcd.renew() ? resolved : resolved.renew(false),

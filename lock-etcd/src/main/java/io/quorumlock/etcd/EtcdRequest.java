@@ -28,6 +28,11 @@ final class EtcdRequest {
 	/** The mark of a shared hold's key, after the separator. */
 	static final String SHARED = "s";
 
+	/** The mark of a permit hold's key, after the separator. */
+	static final String PERMIT = "p";
+
+	private final int permits;
+
 	private final LockRequest request;
 
 	private final Duration lease;
@@ -45,7 +50,7 @@ final class EtcdRequest {
 	private final List<ByteSequence> ranges;
 
 	/** Per lock key, the range of the keys that block this request. */
-	private final List<ByteSequence> blockers;
+	private final List<Blockers> blockers;
 
 	private final boolean shared;
 
@@ -58,8 +63,9 @@ final class EtcdRequest {
 		this.holdAtLeast = resolved.holdAtLeast().orElse(Duration.ZERO);
 		List<String> keys = new ArrayList<>(request.keys().size());
 		List<ByteSequence> ranges = new ArrayList<>(request.keys().size());
-		List<ByteSequence> blockers = new ArrayList<>(request.keys().size());
+		List<Blockers> blockers = new ArrayList<>(request.keys().size());
 		this.shared = request.mode() == LockMode.SHARED;
+		this.permits = request.permits();
 		for (String key : request.keys()) {
 			if (key.indexOf(SEPARATOR) >= 0 || request.name().indexOf(SEPARATOR) >= 0) {
 				throw new LockKeyException("lock key '" + key.replace(SEPARATOR, '?')
@@ -69,10 +75,7 @@ final class EtcdRequest {
 			String lockKey = prefix + (request.name().isEmpty() ? "" : request.name() + ":") + "{" + key + "}";
 			keys.add(lockKey);
 			ranges.add(EtcdCalls.bytes(lockKey + SEPARATOR));
-			// a shared request waits for older exclusive keys only; an exclusive one for
-			// every
-			// older key
-			blockers.add(EtcdCalls.bytes(lockKey + SEPARATOR + (this.shared ? EXCLUSIVE : "")));
+			blockers.add(blockersOf(lockKey));
 		}
 		this.lockKeys = List.copyOf(keys);
 		this.ranges = List.copyOf(ranges);
@@ -115,11 +118,34 @@ final class EtcdRequest {
 	}
 
 	/**
-	 * The range of the keys that block this request on each lock key: every key of the
-	 * lock for an exclusive request, its exclusive keys for a shared one.
+	 * The keys that block this request on each lock key, and how many of them may be
+	 * older than its own: for an exclusive request, no older exclusive or shared key; for
+	 * a shared one, no older exclusive key; for one of k permits, fewer than k older
+	 * permit keys (permit holds keep to their own keys, as the Redis engine's permit
+	 * slots do).
 	 */
-	List<ByteSequence> blockers() {
+	List<Blockers> blockers() {
 		return this.blockers;
+	}
+
+	private Blockers blockersOf(String lockKey) {
+		String range = lockKey + SEPARATOR;
+		if (this.permits > 1) {
+			return new Blockers(EtcdCalls.bytes(range + PERMIT), EtcdCalls.bytes(range + next(PERMIT)), this.permits);
+		}
+		if (this.shared) {
+			return new Blockers(EtcdCalls.bytes(range + EXCLUSIVE), EtcdCalls.bytes(range + next(EXCLUSIVE)), 1);
+		}
+		// shared and exclusive keys: from "s" up to and including every key marked "x"
+		return new Blockers(EtcdCalls.bytes(range + SHARED), EtcdCalls.bytes(range + next(EXCLUSIVE)), 1);
+	}
+
+	private static String next(String mark) {
+		return String.valueOf((char) (mark.charAt(0) + 1));
+	}
+
+	int permits() {
+		return this.permits;
 	}
 
 	boolean shared() {
@@ -131,8 +157,8 @@ final class EtcdRequest {
 	 * and its etcd lease id in hex.
 	 */
 	ByteSequence ownKey(int index, long leaseId) {
-		return EtcdCalls.bytes(this.lockKeys.get(index) + SEPARATOR + (this.shared ? SHARED : EXCLUSIVE)
-				+ String.format("%016x", leaseId));
+		String mark = (this.permits > 1) ? PERMIT : this.shared ? SHARED : EXCLUSIVE;
+		return EtcdCalls.bytes(this.lockKeys.get(index) + SEPARATOR + mark + String.format("%016x", leaseId));
 	}
 
 	/** "lock 'name' key 'lock:name:{k}'", as the Redis engine words it. */
@@ -140,7 +166,7 @@ final class EtcdRequest {
 		String label = this.request.label();
 		return "lock " + ("unnamed".equals(label) ? "" : "'" + label + "' ") + "key "
 				+ ((this.lockKeys.size() == 1) ? "'" + this.lockKeys.get(0) + "'" : this.lockKeys.toString())
-				+ (this.shared ? " (shared)" : "");
+				+ (this.shared ? " (shared)" : "") + ((this.permits > 1) ? " (" + this.permits + " permits)" : "");
 	}
 
 	boolean sameKeys(EtcdRequest other) {
@@ -153,6 +179,13 @@ final class EtcdRequest {
 
 	boolean coversKeysOf(EtcdRequest other) {
 		return this.lockKeys.containsAll(other.lockKeys);
+	}
+
+	/**
+	 * A range of keys {@code [start, end)} of which fewer than {@code limit} may be older
+	 * than a request's own key for it to hold.
+	 */
+	record Blockers(ByteSequence start, ByteSequence end, int limit) {
 	}
 
 }

@@ -303,8 +303,7 @@ public final class EtcdMember {
 				endpoint(), "--listen-peer-urls", peerUrl(), "--initial-advertise-peer-urls", peerUrl(),
 				"--initial-cluster", this.cluster.initialCluster(), "--initial-cluster-state",
 				join ? "existing" : "new", "--initial-cluster-token", this.cluster.token(),
-				// fast elections for tests: a lost leader is replaced within about a
-				// second
+				// fast elections: a lost leader is replaced within about a second
 				"--heartbeat-interval", "50", "--election-timeout", "500", "--strict-reconfig-check=false", "--logger",
 				"zap", "--log-outputs", "stderr"));
 		try {

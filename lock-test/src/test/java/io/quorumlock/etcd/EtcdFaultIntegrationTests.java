@@ -164,18 +164,15 @@ class EtcdFaultIntegrationTests {
 		EtcdLockRegistry next = registry();
 		Lease first = stale.acquire(request("k").lease(Duration.ofSeconds(1)).renew(false));
 		proxy.cut();
-		// the release goes out on a connection that fails: no answer, it is held in the
-		// network
+		// the release goes out on a failing connection: held in the network, unanswered
 		CompletableFuture<Void> release = first.releaseAsync().toCompletableFuture();
 		// the first hold's etcd lease runs out; the next holder takes the key
 		Lease second = next.acquire(request("k").waitAtMost(Duration.ofSeconds(30)));
 		List<KeyValue> before = keys.waiters(lockKey("k"));
 		assertThat(before).hasSize(1);
 		// the release gave up waiting for an answer; what it sent (compare-and-delete on
-		// the
-		// first hold's create revision, and the revoke of the first hold's own etcd
-		// lease)
-		// is delivered now, on the same connection as the stale registry's next request
+		// the first hold's create revision, revoke of its own etcd lease) arrives now,
+		// before the stale registry's next request on the same connection
 		release.get(30, TimeUnit.SECONDS);
 		proxy.restore();
 		assertThat(stale.tryAcquire(request("k"))).isEmpty();
@@ -205,8 +202,7 @@ class EtcdFaultIntegrationTests {
 		Lease thirds = later.get(30, TimeUnit.SECONDS);
 		proxy.restore();
 		// the cut-off waiter hears of the delete it watched, re-checks, finds its lease
-		// gone,
-		// and queues again under a fresh lease, behind the holder
+		// gone, and queues again under a fresh lease, behind the holder
 		await().atMost(Duration.ofSeconds(20))
 			.until(() -> keys.waiters(lockKey("k"))
 				.stream()
@@ -254,8 +250,7 @@ class EtcdFaultIntegrationTests {
 		Lease held = holder.acquire(request("k"));
 		etcd.member(1).kill();
 		etcd.member(2).kill();
-		// nothing is answered: no "held elsewhere", no grant, after the requests' own
-		// bound
+		// nothing is answered: no grant and no "held elsewhere", once asking runs out
 		assertThatExceptionOfType(QuorumUnavailableException.class).isThrownBy(() -> other.acquire(request("j")))
 			.withMessageContaining("etcd did not answer");
 		await().atMost(Duration.ofSeconds(30)).until(() -> !this.events.lost.isEmpty());

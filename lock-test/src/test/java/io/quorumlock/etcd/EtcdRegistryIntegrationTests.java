@@ -114,15 +114,70 @@ class EtcdRegistryIntegrationTests {
 	}
 
 	@Test
-	void permitsAreRefusedAtCallTimeWithNothingWritten() {
-		assertThatExceptionOfType(UnsupportedLockModeException.class)
-			.isThrownBy(() -> this.locks.tryAcquire(request("p").permits(3)))
-			.withMessageContaining("key '" + lockKey("p") + "'")
-			.withMessageContaining("permits = 3 is not supported by the etcd registry");
-		assertThat(this.locks.acquireAsync(request("p").permits(2))).failsWithin(Duration.ofSeconds(1))
-			.withThrowableOfType(java.util.concurrent.ExecutionException.class)
-			.withCauseInstanceOf(UnsupportedLockModeException.class);
-		assertThat(keys.waiters(lockKey("p"))).isEmpty();
+	void atMostKPermitHoldersAtOnceAndTheNextWaiterIsLetIn() throws Exception {
+		EtcdLockRegistry other = EtcdLockRegistry.builder().endpoints(etcd.endpoints()).build();
+		try {
+			Lease one = this.locks.acquire(request("p").permits(2));
+			Lease two = other.acquire(request("p").permits(2));
+			assertThatExceptionOfType(LockNotAcquiredException.class)
+				.isThrownBy(() -> this.locks.acquire(request("p").permits(2)))
+				.withMessageContaining("key '" + lockKey("p") + "' (2 permits)")
+				.withMessageContaining("held elsewhere");
+			assertThatExceptionOfType(UnsupportedOperationException.class).isThrownBy(one::fencingToken)
+				.withMessageContaining("one of several permits");
+			// permits keep to their own keys: a plain lock of the key is another lock, as
+			// on Redis
+			assertThat(this.locks.tryAcquire(request("p"))).hasValueSatisfying(Lease::release);
+			CompletableFuture<Lease> third = other
+				.acquireAsync(request("p").permits(2).waitAtMost(Duration.ofSeconds(30)));
+			org.awaitility.Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> keys.waiters(lockKey("p")).size() == 3);
+			assertThat(third).isNotDone();
+			// the older of the two holders goes: a permit is free
+			one.release();
+			Lease granted = third.get(20, TimeUnit.SECONDS);
+			assertThat(this.locks.tryAcquire(request("p").permits(2))).isEmpty();
+			two.release();
+			granted.release();
+			assertThat(keys.waiters(lockKey("p"))).isEmpty();
+		}
+		finally {
+			other.close();
+		}
+	}
+
+	@Test
+	void eightThreadsShareThreePermitsNeverMoreAtOnce() throws Exception {
+		EtcdLockRegistry other = EtcdLockRegistry.builder().endpoints(etcd.endpoints()).build();
+		java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+		try {
+			java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
+			java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+			List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+			for (int t = 0; t < 8; t++) {
+				EtcdLockRegistry registry = (t % 2 == 0) ? this.locks : other;
+				done.add(pool.submit(() -> {
+					for (int i = 0; i < 10; i++) {
+						try (Lease lease = registry
+							.acquire(request("sem").permits(3).waitAtMost(Duration.ofSeconds(30)))) {
+							most.accumulateAndGet(inside.incrementAndGet(), Math::max);
+							Thread.yield();
+							inside.decrementAndGet();
+						}
+					}
+					return null;
+				}));
+			}
+			for (java.util.concurrent.Future<?> f : done) {
+				f.get(50, TimeUnit.SECONDS);
+			}
+			assertThat(most.get()).isBetween(1, 3);
+		}
+		finally {
+			pool.shutdownNow();
+			other.close();
+		}
 	}
 
 	@Test

@@ -319,7 +319,9 @@ final class Acquisition implements KeepAlives.Kept {
 		}
 		long validUntil = this.registry.validity().validUntil(this.confirmedAt, this.request.lease().toNanos());
 		if (validUntil - System.nanoTime() <= 0) {
-			if (this.waitUntil - System.nanoTime() > 0) {
+			// slowness, not another holder: tried again while waiting or asking may go on
+			if (this.waitUntil - System.nanoTime() > 0 || this.answerUntil - System.nanoTime() > 0) {
+				this.attempts = 0;
 				startOver("its validity was used up by the acquisition");
 			}
 			else {

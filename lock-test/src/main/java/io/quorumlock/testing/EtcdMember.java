@@ -7,11 +7,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -33,6 +36,14 @@ public final class EtcdMember {
 
 	private static final HttpClient http = HttpClient.newBuilder().connectTimeout(HTTP_TIMEOUT).build();
 
+	/** Members of this JVM with a process or data, cleaned up by the shutdown hook. */
+	private static final Set<EtcdMember> live = ConcurrentHashMap.newKeySet();
+
+	static {
+		Runtime.getRuntime()
+			.addShutdownHook(new Thread(EtcdMember::destroyAllOnShutdown, "quorumlock-etcd-members-shutdown"));
+	}
+
 	private final EtcdMembers cluster;
 
 	private final String name;
@@ -48,6 +59,8 @@ public final class EtcdMember {
 	private volatile Process process;
 
 	private volatile boolean paused;
+
+	private volatile Path dataDir;
 
 	EtcdMember(EtcdMembers cluster, String name, Path binary, int clientPort, int peerPort) {
 		this.cluster = cluster;
@@ -229,15 +242,37 @@ public final class EtcdMember {
 	}
 
 	private void deleteData() {
-		Path work = this.dir.path();
-		if (work != null) {
-			WorkDirectory.deleteTree(work.resolve("data"));
+		Path data = this.dataDir;
+		if (data != null) {
+			WorkDirectory.deleteTree(data);
 		}
 	}
 
 	private boolean hasData() {
-		Path work = this.dir.path();
-		return work != null && java.nio.file.Files.isDirectory(work.resolve("data").resolve("member"));
+		Path data = this.dataDir;
+		return data != null && Files.isDirectory(data.resolve("member"));
+	}
+
+	/**
+	 * The member's data directory, created on first use: on tmpfs ({@code /dev/shm})
+	 * where there is one, since etcd syncs every write to disk and a busy test machine's
+	 * disk would make each request slow; it survives the process's restarts either way.
+	 */
+	private Path dataDir() {
+		Path data = this.dataDir;
+		if (data == null) {
+			Path shm = Paths.get("/dev/shm");
+			try {
+				data = (Files.isDirectory(shm) && Files.isWritable(shm))
+						? Files.createTempDirectory(shm, "quorumlock-etcd-" + this.name + "-")
+						: this.dir.ensure().resolve("data");
+			}
+			catch (IOException ex) {
+				data = this.dir.ensure().resolve("data");
+			}
+			this.dataDir = data;
+		}
+		return data;
 	}
 
 	/**
@@ -271,6 +306,8 @@ public final class EtcdMember {
 	/** Stop for good: SIGKILL, delete the data directory. */
 	synchronized void stop() {
 		kill();
+		deleteData();
+		live.remove(this);
 		this.dir.delete();
 		Ports.release(this.clientPort, 0);
 		Ports.release(this.peerPort, 0);
@@ -299,10 +336,10 @@ public final class EtcdMember {
 		Path work = this.dir.ensure();
 		int launch = this.dir.nextLaunch();
 		List<String> command = new ArrayList<>(List.of(this.binary.toString(), "--name", this.name, "--data-dir",
-				work.resolve("data").toString(), "--listen-client-urls", endpoint(), "--advertise-client-urls",
-				endpoint(), "--listen-peer-urls", peerUrl(), "--initial-advertise-peer-urls", peerUrl(),
-				"--initial-cluster", this.cluster.initialCluster(), "--initial-cluster-state",
-				join ? "existing" : "new", "--initial-cluster-token", this.cluster.token(),
+				dataDir().toString(), "--listen-client-urls", endpoint(), "--advertise-client-urls", endpoint(),
+				"--listen-peer-urls", peerUrl(), "--initial-advertise-peer-urls", peerUrl(), "--initial-cluster",
+				this.cluster.initialCluster(), "--initial-cluster-state", join ? "existing" : "new",
+				"--initial-cluster-token", this.cluster.token(),
 				// fast elections: a lost leader is replaced within about a second
 				"--heartbeat-interval", "50", "--election-timeout", "500", "--strict-reconfig-check=false", "--logger",
 				"zap", "--log-outputs", "stderr"));
@@ -313,6 +350,7 @@ public final class EtcdMember {
 				.redirectInput(Redirect.from(Paths.get("/dev/null").toFile()))
 				.start();
 			this.paused = false;
+			live.add(this);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot run " + command, ex);
@@ -409,6 +447,32 @@ public final class EtcdMember {
 			throw new IllegalStateException("no ID in " + entry);
 		}
 		return id.group(1);
+	}
+
+	/**
+	 * Shutdown hook: SIGKILL (works on paused processes too) every member this JVM
+	 * started, delete their data.
+	 */
+	private static void destroyAllOnShutdown() {
+		for (EtcdMember member : live) {
+			Process current = member.process;
+			if (current != null && current.isAlive()) {
+				current.destroyForcibly();
+			}
+		}
+		for (EtcdMember member : live) {
+			Process current = member.process;
+			if (current != null) {
+				try {
+					current.waitFor(2, java.util.concurrent.TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
+			member.deleteData();
+			member.dir.delete();
+		}
 	}
 
 	@Override

@@ -181,6 +181,54 @@ class EtcdRegistryIntegrationTests {
 	}
 
 	@Test
+	void aReleaseBeforeTheMinimumHoldKeepsTheKeyForTheRemainder() throws Exception {
+		EtcdLockRegistry other = EtcdLockRegistry.builder().endpoints(etcd.endpoints()).build();
+		try {
+			Lease lease = this.locks.acquire(request("k").holdAtLeast(Duration.ofSeconds(2)));
+			long kept = keys.waiters(lockKey("k")).get(0).getCreateRevision();
+			lease.release();
+			assertThat(lease.isValid()).isFalse();
+			// the same key, under a lease of the remainder
+			assertThat(keys.waiters(lockKey("k"))).extracting(io.etcd.jetcd.KeyValue::getCreateRevision)
+				.containsExactly(kept);
+			assertThat(other.tryAcquire(request("k"))).isEmpty();
+			try (Lease next = other.acquire(request("k").waitAtMost(Duration.ofSeconds(20)))) {
+				assertThat(next.fencingToken()).isGreaterThan(kept);
+			}
+		}
+		finally {
+			other.close();
+		}
+	}
+
+	@Test
+	void renewalStopsAtHoldAtMostAndTheLeaseIsThenLost() {
+		List<io.quorumlock.LeaseLostException> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+		EtcdLockRegistry watched = EtcdLockRegistry.builder()
+			.endpoints(etcd.endpoints())
+			.listener(new io.quorumlock.LockListener() {
+				@Override
+				public void onLost(LockRequest request, Lease lease, io.quorumlock.LeaseLostException cause) {
+					lost.add(cause);
+				}
+			})
+			.build();
+		try {
+			Lease lease = watched.acquire(request("k").lease(Duration.ofSeconds(4)).holdAtMost(Duration.ofSeconds(4)));
+			org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> !lost.isEmpty());
+			assertThat(lease.isValid()).isFalse();
+			assertThat(lost.get(0).getMessage()).contains("expired after renewal stopped at holdAtMost 4000 ms");
+			assertThatExceptionOfType(io.quorumlock.LeaseLostException.class).isThrownBy(lease::release);
+			try (Lease next = this.locks.acquire(request("k").waitAtMost(Duration.ofSeconds(10)))) {
+				assertThat(next.isValid()).isTrue();
+			}
+		}
+		finally {
+			watched.close();
+		}
+	}
+
+	@Test
 	void closeEndsEveryWaiterAndFreesWhatItHeld() throws Exception {
 		EtcdLockRegistry other = EtcdLockRegistry.builder().endpoints(etcd.endpoints()).build();
 		try (Lease held = other.acquire(request("k"))) {

@@ -90,6 +90,23 @@ final class WorkDirectory {
 		}
 	}
 
+	/** Delete a tree, best effort. */
+	static void deleteTree(Path root) {
+		try (Stream<Path> files = Files.walk(root)) {
+			files.sorted(Comparator.reverseOrder()).forEach((path) -> {
+				try {
+					Files.deleteIfExists(path);
+				}
+				catch (IOException ex) {
+					// best effort
+				}
+			});
+		}
+		catch (IOException ex) {
+			// best effort: missing or unreadable
+		}
+	}
+
 	/** The last lines of the latest process's log and stdout/stderr. */
 	String tail() {
 		Path current = this.dir;

@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
@@ -267,7 +268,7 @@ final class EtcdCalls {
 	/** A short description of a failure for messages. */
 	static String describe(Throwable failure) {
 		Throwable cause = unwrap(failure);
-		if (cause instanceof java.util.concurrent.TimeoutException) {
+		if (cause instanceof TimeoutException) {
 			return "no answer in time";
 		}
 		String message = cause.getMessage();

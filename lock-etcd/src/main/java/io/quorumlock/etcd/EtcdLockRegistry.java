@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.stream.Collectors;
@@ -280,7 +281,7 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		catch (ExecutionException | java.util.concurrent.TimeoutException ex) {
+		catch (ExecutionException | TimeoutException ex) {
 			// best effort: each per-hold lease expires within its TTL anyway
 		}
 		this.keepAlives.close();

@@ -46,7 +46,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The adapters users call on a loaded machine (issue 38): the {@code @DistributedLock}
+ * The adapters users call on a loaded machine: the {@code @DistributedLock}
  * aspect, the ShedLock {@link LockProvider} and the Spring Integration
  * {@link LockRegistry}, auto-configured with the defaults (only the restart guard is off:
  * fresh fixture masters), while busy threads, four per core, saturate the test JVM; on

@@ -22,7 +22,7 @@ import static org.awaitility.Awaitility.await;
  * {@link QuorumLockProvider} on an engine with the defaults (restart guard off: fresh
  * fixture masters), on one master and on three. A provider call that fails for late
  * answers fails the tester: ShedLock's own Redis provider has no per-call budget, so a
- * service moving to quorumlock must not start skipping ticks (issue 38).
+ * service moving to quorumlock must not start skipping ticks.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class ShedLockFuzzIntegrationTests {

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -464,7 +465,7 @@ public final class EtcdMember {
 			Process current = member.process;
 			if (current != null) {
 				try {
-					current.waitFor(2, java.util.concurrent.TimeUnit.SECONDS);
+					current.waitFor(2, TimeUnit.SECONDS);
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();

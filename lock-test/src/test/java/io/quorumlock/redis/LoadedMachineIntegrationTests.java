@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The lock contract on a loaded machine (issue 38): busy threads, four per core, saturate
+ * The lock contract on a loaded machine: busy threads, four per core, saturate
  * the test JVM while the engine runs with its defaults (only the restart guard is off:
  * fresh fixture masters), on one and on three masters, and on three while one master at a
  * time is stopped for 250 ms. On free keys, blocking {@code acquire},

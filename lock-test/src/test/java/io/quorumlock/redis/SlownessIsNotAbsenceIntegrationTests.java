@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Issue 38, "slowness is not absence" (DESIGN.md §3, "only an answer decides"): a master
+ * Slowness is not absence (only an answer decides): a master
  * that did not answer in time is unknown, never "no", "gone" or "held elsewhere". With
  * the engine's defaults (only the restart guard is off: the fixture's masters are fresh)
  * and {@code waitAtMost = 0}:

@@ -31,6 +31,8 @@ final class RedisLease implements Lease {
 
 	private static final VarHandle WATCH_ARMS;
 
+	private static final VarHandle GATES_LEFT;
+
 	static {
 		try {
 			MethodHandles.Lookup lookup = MethodHandles.lookup();
@@ -38,6 +40,7 @@ final class RedisLease implements Lease {
 			FENCING = lookup.findVarHandle(RedisLease.class, "fencing", CompletableFuture.class);
 			EXTENSION = lookup.findVarHandle(RedisLease.class, "extension", CompletableFuture.class);
 			WATCH_ARMS = lookup.findVarHandle(RedisLease.class, "watchArms", int.class);
+			GATES_LEFT = lookup.findVarHandle(RedisLease.class, "gatesLeft", boolean.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -115,6 +118,12 @@ final class RedisLease implements Lease {
 	 * ticks only those whose last arm it was (see {@link #watchdog}).
 	 */
 	private volatile int watchArms;
+
+	/**
+	 * Whether the lease has left the local gates of its keys: once, at its loss or its
+	 * release, whichever comes first ({@link LocalGates}).
+	 */
+	private volatile boolean gatesLeft;
 
 	/**
 	 * The fencing token once asked for: in flight, done, or failed (and then retried).
@@ -277,6 +286,11 @@ final class RedisLease implements Lease {
 				return mine;
 			}
 		}
+	}
+
+	/** Mark the local gates left; true only for the first caller. */
+	boolean leaveGates() {
+		return GATES_LEFT.compareAndSet(this, false, true);
 	}
 
 	/** Mark released; true only for the first caller. */

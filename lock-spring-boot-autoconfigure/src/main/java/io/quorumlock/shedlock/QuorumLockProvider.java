@@ -130,7 +130,9 @@ public class QuorumLockProvider implements ExtensibleLockProvider {
 			.name(this.name)
 			.label(configuration.getName())
 			.holdAtLeast(configuration.getLockAtLeastFor())
-			.waitAtMost(Duration.ZERO);
+			.waitAtMost(Duration.ZERO)
+			// a tick another instance runs is skipped here, not failed
+			.skipping(true);
 		request = (atMost.compareTo(this.lease) > 0) ? request.lease(this.lease).renew(true).holdAtMost(atMost)
 				: request.lease(atMost).renew(false);
 		try {

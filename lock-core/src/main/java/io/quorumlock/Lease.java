@@ -69,6 +69,28 @@ public interface Lease extends AutoCloseable {
 	boolean isValid();
 
 	/**
+	 * Throw unless this lease still protects its keys: a cheap check, without a round to
+	 * the masters, for a long method to call in its loop, so that its work stops once the
+	 * lease is lost instead of running on beside the next holder: <pre>{@code
+	 * for (Order order : batch) {
+	 *     lease.checkValid();   // or CurrentLease.checkValid() in a @DistributedLock method
+	 *     process(order);
+	 * }
+	 * }</pre> It reads what the lease already knows: its validity (net of clock drift)
+	 * and a loss its renewal, an extension, fencing or a release found. It cannot know of
+	 * a loss no master has reported yet; the fencing token is what protects a store from
+	 * such a holder. The default throws when {@link #isValid()} is false.
+	 * @throws LeaseLostException if the lease is lost, expired or released, with the
+	 * loss's own message (and the loss as its cause) when it is known
+	 */
+	default void checkValid() {
+		if (!isValid()) {
+			throw new LeaseLostException("lease of " + keys() + " is no longer valid: lost, expired or released",
+					false);
+		}
+	}
+
+	/**
 	 * Set every key of this lease to expire {@code lease} from now, for a lease taken
 	 * without renewal ({@link LockRequest#renew(boolean) renew(false)}) whose work runs
 	 * longer than planned. The keys are extended where this lease's token still holds

@@ -352,6 +352,22 @@ final class RedisLease implements Lease {
 	}
 
 	@Override
+	public void checkValid() {
+		if (isValid()) {
+			return;
+		}
+		LeaseLostException loss = lost();
+		String why = (loss != null) ? loss.getMessage()
+				: isReleased() ? this.request.describe() + ": lease already released"
+						: this.request.describe() + ": lease lost, " + LeaseWatchdog.expired(this.request);
+		LeaseLostException thrown = new LeaseLostException(why, false);
+		if (loss != null) {
+			thrown.initCause(loss);
+		}
+		throw thrown;
+	}
+
+	@Override
 	public void release() {
 		this.leases.release(this);
 	}

@@ -91,6 +91,19 @@ public interface Lease extends AutoCloseable {
 	}
 
 	/**
+	 * A stage that completes with the loss once this lease is lost before its release
+	 * (its renewal found it gone or ran out of time, or its validity ran out, or an
+	 * extension, fencing or the release found it lost), to stop asynchronous work that
+	 * runs under it; it never completes for a lease released while it was held. It may
+	 * complete on an engine thread: hand heavy work to an executor. The default never
+	 * completes (a registry that does not tell).
+	 * @return the stage of the loss
+	 */
+	default CompletionStage<LeaseLostException> whenLost() {
+		return new CompletableFuture<>();
+	}
+
+	/**
 	 * Set every key of this lease to expire {@code lease} from now, for a lease taken
 	 * without renewal ({@link LockRequest#renew(boolean) renew(false)}) whose work runs
 	 * longer than planned. The keys are extended where this lease's token still holds

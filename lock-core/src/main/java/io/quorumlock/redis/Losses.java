@@ -39,6 +39,7 @@ final class Losses {
 		LeaseLostException loss = new LeaseLostException(lease.request().describe() + ": lease lost, " + why, renewal);
 		if (lease.markLost(loss)) {
 			this.gates.of(lease.request()).lost(lease);
+			lease.lostNow(loss);
 			log.log(Level.WARNING, loss.getMessage());
 			this.listener.onLost(lease.request().request(), lease, loss);
 			return loss;

@@ -33,6 +33,8 @@ final class RedisLease implements Lease {
 
 	private static final VarHandle GATES_LEFT;
 
+	private static final VarHandle WHEN_LOST;
+
 	static {
 		try {
 			MethodHandles.Lookup lookup = MethodHandles.lookup();
@@ -41,6 +43,7 @@ final class RedisLease implements Lease {
 			EXTENSION = lookup.findVarHandle(RedisLease.class, "extension", CompletableFuture.class);
 			WATCH_ARMS = lookup.findVarHandle(RedisLease.class, "watchArms", int.class);
 			GATES_LEFT = lookup.findVarHandle(RedisLease.class, "gatesLeft", boolean.class);
+			WHEN_LOST = lookup.findVarHandle(RedisLease.class, "whenLost", CompletableFuture.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -124,6 +127,9 @@ final class RedisLease implements Lease {
 	 * release, whichever comes first ({@link LocalGates}).
 	 */
 	private volatile boolean gatesLeft;
+
+	/** The stage of {@link #whenLost()}, made when first asked for. */
+	private volatile CompletableFuture<LeaseLostException> whenLost;
 
 	/**
 	 * The fencing token once asked for: in flight, done, or failed (and then retried).
@@ -286,6 +292,33 @@ final class RedisLease implements Lease {
 				return mine;
 			}
 		}
+	}
+
+	/**
+	 * The lease was just marked lost: complete {@link #whenLost()} if it was asked for.
+	 */
+	void lostNow(LeaseLostException loss) {
+		CompletableFuture<LeaseLostException> stage = this.whenLost;
+		if (stage != null) {
+			stage.complete(loss);
+		}
+	}
+
+	@Override
+	public CompletionStage<LeaseLostException> whenLost() {
+		CompletableFuture<LeaseLostException> stage = this.whenLost;
+		if (stage == null) {
+			CompletableFuture<LeaseLostException> mine = new CompletableFuture<>();
+			stage = WHEN_LOST.compareAndSet(this, null, mine) ? mine : this.whenLost;
+		}
+		// a loss marked before the stage was made
+		LeaseLostException loss = lost();
+		if (loss != null) {
+			stage.complete(loss);
+		}
+		// a stage of the caller's own: cancelling or completing it leaves the lease's as
+		// it is
+		return stage.thenApply((lost) -> lost);
 	}
 
 	/** Mark the local gates left; true only for the first caller. */

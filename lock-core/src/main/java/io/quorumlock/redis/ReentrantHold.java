@@ -71,6 +71,11 @@ final class ReentrantHold implements Lease {
 	}
 
 	@Override
+	public CompletionStage<LeaseLostException> whenLost() {
+		return this.lease.whenLost();
+	}
+
+	@Override
 	public void checkValid() {
 		if (this.released.get()) {
 			throw new LeaseLostException(this.lease.request().describe() + ": this hold was released", false);

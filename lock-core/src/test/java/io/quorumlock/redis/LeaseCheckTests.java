@@ -8,6 +8,7 @@ import io.quorumlock.CurrentLease;
 import io.quorumlock.Lease;
 import io.quorumlock.LeaseLostException;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatNoException;
@@ -76,6 +77,23 @@ class LeaseCheckTests {
 			assertThatExceptionOfType(LeaseLostException.class).isThrownBy(CurrentLease::checkValid);
 		}
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lease::release);
+	}
+
+	@Test
+	void whenLostCompletesWithTheLossAndNeverForALeaseReleasedWhileHeld() {
+		RedisLease lost = unrenewed();
+		java.util.concurrent.CompletableFuture<LeaseLostException> early = lost.whenLost().toCompletableFuture();
+		assertThat(early).isNotDone();
+		this.parts.timers.advanceTo(lost.validUntil() + 1);
+		assertThat(early).isCompletedWithValue(lost.lost());
+		assertThat(lost.whenLost().toCompletableFuture()).as("asked for after the loss")
+			.isCompletedWithValue(lost.lost());
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lost::release);
+		RedisLease released = this.parts.start(EngineParts.request(LEASE, Duration.ZERO, "other")).join();
+		java.util.concurrent.CompletableFuture<LeaseLostException> never = released.whenLost().toCompletableFuture();
+		released.release();
+		this.parts.timers.advanceMillis(5_000);
+		assertThat(never).isNotDone();
 	}
 
 }

@@ -54,6 +54,18 @@ public final class CurrentLease {
 	}
 
 	/**
+	 * {@link Lease#checkValid()} of the lease of the innermost annotated method on this
+	 * thread: a cheap check for a long method to call in its loop, which throws once the
+	 * lease is lost.
+	 * @throws LeaseLostException if that lease is lost, expired or released
+	 * @throws IllegalStateException if no {@code @DistributedLock} lease is active on
+	 * this thread (see {@link #require()})
+	 */
+	public static void checkValid() {
+		require().checkValid();
+	}
+
+	/**
 	 * Whether a lease bound on this thread, the innermost or one it hides, passes the
 	 * test. For registries deciding re-entry.
 	 * @param test the test

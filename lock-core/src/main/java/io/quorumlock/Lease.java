@@ -69,6 +69,41 @@ public interface Lease extends AutoCloseable {
 	boolean isValid();
 
 	/**
+	 * Throw unless this lease still protects its keys: a cheap check, without a round to
+	 * the masters, for a long method to call in its loop, so that its work stops once the
+	 * lease is lost instead of running on beside the next holder: <pre>{@code
+	 * for (Order order : batch) {
+	 *     lease.checkValid();   // or CurrentLease.checkValid() in a @DistributedLock method
+	 *     process(order);
+	 * }
+	 * }</pre> It reads what the lease already knows: its validity (net of clock drift)
+	 * and a loss its renewal, an extension, fencing or a release found. It cannot know of
+	 * a loss no master has reported yet; the fencing token is what protects a store from
+	 * such a holder. The default throws when {@link #isValid()} is false.
+	 * @throws LeaseLostException if the lease is lost, expired or released, with the
+	 * loss's own message (and the loss as its cause) when it is known
+	 */
+	default void checkValid() {
+		if (!isValid()) {
+			throw new LeaseLostException("lease of " + keys() + " is no longer valid: lost, expired or released",
+					false);
+		}
+	}
+
+	/**
+	 * A stage that completes with the loss once this lease is lost before its release
+	 * (its renewal found it gone or ran out of time, or its validity ran out, or an
+	 * extension, fencing or the release found it lost), to stop asynchronous work that
+	 * runs under it; it never completes for a lease released while it was held. It may
+	 * complete on an engine thread: hand heavy work to an executor. The default never
+	 * completes (a registry that does not tell).
+	 * @return the stage of the loss
+	 */
+	default CompletionStage<LeaseLostException> whenLost() {
+		return new CompletableFuture<>();
+	}
+
+	/**
 	 * Set every key of this lease to expire {@code lease} from now, for a lease taken
 	 * without renewal ({@link LockRequest#renew(boolean) renew(false)}) whose work runs
 	 * longer than planned. The keys are extended where this lease's token still holds

@@ -32,11 +32,14 @@ public final class LockRequest {
 
 	private final int permits;
 
+	private final boolean skipping;
+
 	private LockRequest(List<String> keys, String name, String label, LockOptions options) {
-		this(keys, name, label, options, LockMode.EXCLUSIVE, 1);
+		this(keys, name, label, options, LockMode.EXCLUSIVE, 1, false);
 	}
 
-	private LockRequest(List<String> keys, String name, String label, LockOptions options, LockMode mode, int permits) {
+	private LockRequest(List<String> keys, String name, String label, LockOptions options, LockMode mode, int permits,
+			boolean skipping) {
 		LockRequestChecks.checkShape(keys, mode, permits);
 		this.keys = keys;
 		this.name = name;
@@ -44,6 +47,7 @@ public final class LockRequest {
 		this.options = options;
 		this.mode = mode;
 		this.permits = permits;
+		this.skipping = skipping;
 	}
 
 	/**
@@ -75,7 +79,7 @@ public final class LockRequest {
 	 */
 	public LockRequest name(String name) {
 		LockRequestChecks.checkName(name);
-		return new LockRequest(this.keys, name, this.label, this.options, this.mode, this.permits);
+		return new LockRequest(this.keys, name, this.label, this.options, this.mode, this.permits, this.skipping);
 	}
 
 	/**
@@ -86,7 +90,7 @@ public final class LockRequest {
 	 */
 	public LockRequest label(String label) {
 		Objects.requireNonNull(label, "'label' must not be null");
-		return new LockRequest(this.keys, this.name, label, this.options, this.mode, this.permits);
+		return new LockRequest(this.keys, this.name, label, this.options, this.mode, this.permits, this.skipping);
 	}
 
 	/**
@@ -96,7 +100,7 @@ public final class LockRequest {
 	 */
 	public LockRequest options(LockOptions options) {
 		Objects.requireNonNull(options, "'options' must not be null");
-		return new LockRequest(this.keys, this.name, this.label, options, this.mode, this.permits);
+		return new LockRequest(this.keys, this.name, this.label, options, this.mode, this.permits, this.skipping);
 	}
 
 	/**
@@ -159,7 +163,7 @@ public final class LockRequest {
 	 * {@link #permits(int) permits} are above 1
 	 */
 	public LockRequest mode(LockMode mode) {
-		return new LockRequest(this.keys, this.name, this.label, this.options, mode, this.permits);
+		return new LockRequest(this.keys, this.name, this.label, this.options, mode, this.permits, this.skipping);
 	}
 
 	/**
@@ -172,7 +176,30 @@ public final class LockRequest {
 	 * mode {@code SHARED} or with several keys
 	 */
 	public LockRequest permits(int permits) {
-		return new LockRequest(this.keys, this.name, this.label, this.options, this.mode, permits);
+		return new LockRequest(this.keys, this.name, this.label, this.options, this.mode, permits, this.skipping);
+	}
+
+	/**
+	 * Return a copy that says whether the caller skips its work when the lock is held
+	 * elsewhere, as a scheduled job does when another instance runs the tick
+	 * ({@code @DistributedLock(onFailure = SKIP)}, ShedLock). Listeners then hear of such
+	 * a refusal as a skip ({@link #skipping()}), which metrics count apart from failures;
+	 * the lock itself behaves the same.
+	 * @param skipping whether a refusal by contention is a skip
+	 * @return a new request
+	 */
+	public LockRequest skipping(boolean skipping) {
+		return new LockRequest(this.keys, this.name, this.label, this.options, this.mode, this.permits, skipping);
+	}
+
+	/**
+	 * Whether the caller skips its work when the lock is held elsewhere: a
+	 * {@link LockNotAcquiredException} for this request is then an expected skip, not a
+	 * failure (a missing quorum or an error still is a failure).
+	 * @return false unless set
+	 */
+	public boolean skipping() {
+		return this.skipping;
 	}
 
 	/**
@@ -247,12 +274,12 @@ public final class LockRequest {
 	public boolean equals(Object other) {
 		return (other instanceof LockRequest that) && this.keys.equals(that.keys) && this.name.equals(that.name)
 				&& this.label.equals(that.label) && this.options.equals(that.options) && this.mode == that.mode
-				&& this.permits == that.permits;
+				&& this.permits == that.permits && this.skipping == that.skipping;
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.keys, this.name, this.label, this.options, this.mode, this.permits);
+		return Objects.hash(this.keys, this.name, this.label, this.options, this.mode, this.permits, this.skipping);
 	}
 
 	@Override

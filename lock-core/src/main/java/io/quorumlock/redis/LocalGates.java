@@ -27,6 +27,9 @@ class LocalGates {
 
 	private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
 
+	/** Leases lost before their release, which already left their gates. */
+	private final Set<RedisLease> lostUnreleased = ConcurrentHashMap.newKeySet();
+
 	/** The gates of shared acquisitions, which never queue; null in that twin itself. */
 	private final SharedGates shared;
 
@@ -48,12 +51,42 @@ class LocalGates {
 	void granted(RedisLease lease) {
 	}
 
-	/** A lease granted through these gates was released: leave its keys' gates. */
+	/**
+	 * A lease granted through these gates was released: leave its keys' gates, unless its
+	 * loss left them before (a gate it left may be someone else's by now).
+	 */
 	void released(RedisLease lease) {
+		this.lostUnreleased.remove(lease);
+		leaveAll(lease);
+	}
+
+	/**
+	 * A lease granted through these gates was lost before its release: leave its keys'
+	 * gates now, so that the next local waiter competes for them, and keep the lease
+	 * aside until it is released.
+	 */
+	void lost(RedisLease lease) {
+		this.lostUnreleased.add(lease);
+		if (lease.isReleased()) {
+			// released meanwhile: its release may have looked for it before it was added
+			this.lostUnreleased.remove(lease);
+		}
+		leaveAll(lease);
+	}
+
+	private void leaveAll(RedisLease lease) {
+		if (!lease.leaveGates()) {
+			return;
+		}
 		List<String> keys = lease.request().redisKeys();
 		for (int i = 0; i < keys.size(); i++) {
 			leave(keys.get(i));
 		}
+	}
+
+	/** Leases lost before their release, out of their gates, until released. */
+	Collection<RedisLease> lostUnreleased() {
+		return this.lostUnreleased;
 	}
 
 	/**
@@ -135,6 +168,7 @@ class LocalGates {
 		if (this.shared != null) {
 			leases.addAll(this.shared.leases());
 		}
+		leases.addAll(this.lostUnreleased);
 		for (Gate gate : this.gates.values()) {
 			RedisLease lease = gate.lease;
 			if (lease != null) {

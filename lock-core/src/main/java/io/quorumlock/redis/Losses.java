@@ -5,8 +5,9 @@ import java.lang.System.Logger.Level;
 import io.quorumlock.LeaseLostException;
 
 /**
- * Declares a lease lost, once: it turns invalid at once, the loss is logged and the
- * listeners are told.
+ * Declares a lease lost, once: it turns invalid at once, it leaves its local gates (the
+ * next caller of this JVM competes for its keys, see {@link LocalGates}), the loss is
+ * logged and the listeners are told.
  */
 final class Losses {
 
@@ -14,8 +15,11 @@ final class Losses {
 
 	private final Listeners listener;
 
-	Losses(Listeners listener) {
+	private final LocalGates gates;
+
+	Losses(Listeners listener, LocalGates gates) {
 		this.listener = listener;
+		this.gates = gates;
 	}
 
 	/**
@@ -34,6 +38,8 @@ final class Losses {
 	LeaseLostException lose(RedisLease lease, String why, boolean renewal) {
 		LeaseLostException loss = new LeaseLostException(lease.request().describe() + ": lease lost, " + why, renewal);
 		if (lease.markLost(loss)) {
+			this.gates.of(lease.request()).lost(lease);
+			lease.lostNow(loss);
 			log.log(Level.WARNING, loss.getMessage());
 			this.listener.onLost(lease.request().request(), lease, loss);
 			return loss;

@@ -101,7 +101,7 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		long nodeTimeoutNanos = settings.nodeTimeout().toNanos();
 		this.voters = new RedisVoters(this.connections.nodes(), heldBack, this.timers, this.listener,
 				settings.syncReplicas(), nodeTimeoutNanos, this.connections.markerKey());
-		Losses losses = new Losses(this.listener);
+		Losses losses = new Losses(this.listener, this.gates);
 		Validity validity = new Validity(settings.clockDriftFactor());
 		this.releaser = new Releaser(this.voters, this.gates, this.listener, this.timers, this.threads, losses,
 				settings.onLeaseLost());

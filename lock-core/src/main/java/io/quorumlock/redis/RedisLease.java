@@ -31,6 +31,10 @@ final class RedisLease implements Lease {
 
 	private static final VarHandle WATCH_ARMS;
 
+	private static final VarHandle GATES_LEFT;
+
+	private static final VarHandle WHEN_LOST;
+
 	static {
 		try {
 			MethodHandles.Lookup lookup = MethodHandles.lookup();
@@ -38,6 +42,8 @@ final class RedisLease implements Lease {
 			FENCING = lookup.findVarHandle(RedisLease.class, "fencing", CompletableFuture.class);
 			EXTENSION = lookup.findVarHandle(RedisLease.class, "extension", CompletableFuture.class);
 			WATCH_ARMS = lookup.findVarHandle(RedisLease.class, "watchArms", int.class);
+			GATES_LEFT = lookup.findVarHandle(RedisLease.class, "gatesLeft", boolean.class);
+			WHEN_LOST = lookup.findVarHandle(RedisLease.class, "whenLost", CompletableFuture.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -115,6 +121,15 @@ final class RedisLease implements Lease {
 	 * ticks only those whose last arm it was (see {@link #watchdog}).
 	 */
 	private volatile int watchArms;
+
+	/**
+	 * Whether the lease has left the local gates of its keys: once, at its loss or its
+	 * release, whichever comes first ({@link LocalGates}).
+	 */
+	private volatile boolean gatesLeft;
+
+	/** The stage of {@link #whenLost()}, made when first asked for. */
+	private volatile CompletableFuture<LeaseLostException> whenLost;
 
 	/**
 	 * The fencing token once asked for: in flight, done, or failed (and then retried).
@@ -279,6 +294,38 @@ final class RedisLease implements Lease {
 		}
 	}
 
+	/**
+	 * The lease was just marked lost: complete {@link #whenLost()} if it was asked for.
+	 */
+	void lostNow(LeaseLostException loss) {
+		CompletableFuture<LeaseLostException> stage = this.whenLost;
+		if (stage != null) {
+			stage.complete(loss);
+		}
+	}
+
+	@Override
+	public CompletionStage<LeaseLostException> whenLost() {
+		CompletableFuture<LeaseLostException> stage = this.whenLost;
+		if (stage == null) {
+			CompletableFuture<LeaseLostException> mine = new CompletableFuture<>();
+			stage = WHEN_LOST.compareAndSet(this, null, mine) ? mine : this.whenLost;
+		}
+		// a loss marked before the stage was made
+		LeaseLostException loss = lost();
+		if (loss != null) {
+			stage.complete(loss);
+		}
+		// a stage of the caller's own: cancelling or completing it leaves the lease's as
+		// it is
+		return stage.thenApply((lost) -> lost);
+	}
+
+	/** Mark the local gates left; true only for the first caller. */
+	boolean leaveGates() {
+		return GATES_LEFT.compareAndSet(this, false, true);
+	}
+
 	/** Mark released; true only for the first caller. */
 	boolean markReleased() {
 		while (true) {
@@ -335,6 +382,22 @@ final class RedisLease implements Lease {
 	@Override
 	public boolean isValid() {
 		return this.end == null && Validity.remaining(this.validUntil, this.leases.nanoTime()) > 0;
+	}
+
+	@Override
+	public void checkValid() {
+		if (isValid()) {
+			return;
+		}
+		LeaseLostException loss = lost();
+		String why = (loss != null) ? loss.getMessage()
+				: isReleased() ? this.request.describe() + ": lease already released"
+						: this.request.describe() + ": lease lost, " + LeaseWatchdog.expired(this.request);
+		LeaseLostException thrown = new LeaseLostException(why, false);
+		if (loss != null) {
+			thrown.initCause(loss);
+		}
+		throw thrown;
 	}
 
 	@Override

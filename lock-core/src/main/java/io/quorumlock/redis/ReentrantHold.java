@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.quorumlock.Lease;
+import io.quorumlock.LeaseLostException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -67,6 +68,19 @@ final class ReentrantHold implements Lease {
 	@Override
 	public boolean isValid() {
 		return !this.released.get() && this.lease.isValid();
+	}
+
+	@Override
+	public CompletionStage<LeaseLostException> whenLost() {
+		return this.lease.whenLost();
+	}
+
+	@Override
+	public void checkValid() {
+		if (this.released.get()) {
+			throw new LeaseLostException(this.lease.request().describe() + ": this hold was released", false);
+		}
+		this.lease.checkValid();
 	}
 
 	@Override

@@ -1,5 +1,6 @@
 package io.quorumlock.redis;
 
+import java.util.Collection;
 import java.util.List;
 
 import io.quorumlock.CurrentLease;
@@ -51,7 +52,29 @@ final class Reentry {
 		if (count > 0 && count < resolved.redisKeys().size()) {
 			throw partialReentry(resolved);
 		}
+		if (held == null) {
+			held = lostInScope(resolved, me);
+		}
 		return (held != null) ? held : SharedReentry.inScope(resolved);
+	}
+
+	/**
+	 * A lease lost but not yet released, in whose scope this thread runs, that held any
+	 * of the request's keys: it left its local gates at its loss, but its scope is still
+	 * on, and a re-entry into it must fail as before rather than take the keys afresh.
+	 */
+	private RedisLease lostInScope(ResolvedRequest resolved, Thread me) {
+		Collection<RedisLease> lost = this.gates.lostUnreleased();
+		if (lost.isEmpty()) {
+			return null;
+		}
+		for (RedisLease lease : lost) {
+			if (!lease.isReleased() && (lease.owner() == me || isBound(lease))
+					&& lease.request().redisKeys().stream().anyMatch(resolved.redisKeys()::contains)) {
+				return lease;
+			}
+		}
+		return null;
 	}
 
 	/** A hold on a lease in scope, unless it no longer protects anything. */

@@ -48,6 +48,11 @@ final class SharedGates extends LocalGates {
 		this.held.remove(lease);
 	}
 
+	/** A shared lease has no gate to leave: it stays in {@code held} until released. */
+	@Override
+	void lost(RedisLease lease) {
+	}
+
 	@Override
 	Collection<RedisLease> leases() {
 		return this.held;

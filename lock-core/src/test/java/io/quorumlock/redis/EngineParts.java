@@ -43,7 +43,7 @@ final class EngineParts {
 		this.voters = new ScriptedVoters(nodes);
 		CallerThreads threads = new CallerThreads(Runnable::run);
 		Listeners listener = new Listeners(List.of(), threads);
-		Losses losses = new Losses(listener);
+		Losses losses = new Losses(listener, this.gates);
 		Releaser releaser = new Releaser(this.voters, this.gates, listener, this.timers, threads, losses,
 				OnLeaseLost.THROW);
 		Fencing fencing = new Fencing(this.voters, this.timers, losses, threads, 60_000);

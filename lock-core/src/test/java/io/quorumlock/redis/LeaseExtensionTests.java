@@ -282,7 +282,7 @@ class LeaseExtensionTests {
 	void leaseTheRestartGuardDoesNotCoverIsRefused() {
 		RedisLease lease = acquire("k");
 		CallerThreads threads = new CallerThreads(Runnable::run);
-		Losses losses = new Losses(new Listeners(List.of(), threads));
+		Losses losses = new Losses(new Listeners(List.of(), threads), this.parts.gates);
 		Extender guarded = new Extender(
 				new LeaseWatchdog(this.parts.voters, this.parts.timers, this.parts.validity, losses,
 						new Listeners(List.of(), threads)),

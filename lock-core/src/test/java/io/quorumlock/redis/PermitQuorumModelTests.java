@@ -77,8 +77,8 @@ class PermitQuorumModelTests {
 		Process(ModelNodes nodes) {
 			CallerThreads threads = new CallerThreads(Runnable::run);
 			Listeners listener = new Listeners(List.of(), threads);
-			Losses losses = new Losses(listener);
 			LocalGates gates = new LocalGates();
+			Losses losses = new Losses(listener, gates);
 			Validity validity = new Validity(0.01);
 			Releaser releaser = new Releaser(nodes, gates, listener, this.timers, threads, losses, OnLeaseLost.THROW);
 			Fencing fencing = new Fencing(nodes, this.timers, losses, threads, 60_000);

@@ -56,6 +56,9 @@ public class LockMetrics implements LockListener {
 	/** Counter of renewals, by outcome. */
 	public static final String RENEWALS = "distributed.lock.renewals";
 
+	/** Counter of calls skipped because the lock was held elsewhere. */
+	public static final String SKIPPED = "distributed.lock.skipped";
+
 	/** Counter of leases lost before their release. */
 	public static final String LOST = "distributed.lock.lost";
 
@@ -71,6 +74,13 @@ public class LockMetrics implements LockListener {
 	 * word.
 	 */
 	public static final String TIMEOUT = "timeout";
+
+	/**
+	 * Outcome of an acquisition refused by contention whose caller skips its work (tag
+	 * {@code outcome}; {@link LockRequest#skipping()}); the acquisition observation uses
+	 * the same word.
+	 */
+	public static final String SKIP = "skipped";
 
 	/**
 	 * Outcome of an acquisition that lacked a quorum (tags {@code outcome} and
@@ -148,7 +158,11 @@ public class LockMetrics implements LockListener {
 	@Override
 	public void onNotAcquired(LockRequest request, Duration waited, Throwable failure) {
 		Meters meters = meters(request);
-		if (failure instanceof LockNotAcquiredException) {
+		if (failure instanceof LockNotAcquiredException && request.skipping()) {
+			meters.skip.record(waited);
+			meters.skips.increment();
+		}
+		else if (failure instanceof LockNotAcquiredException) {
 			meters.timeout.record(waited);
 			meters.timeouts.increment();
 		}
@@ -201,6 +215,10 @@ public class LockMetrics implements LockListener {
 
 		final Timer error;
 
+		final Timer skip;
+
+		final Counter skips;
+
 		final Counter timeouts;
 
 		final Counter quorumUnavailables;
@@ -216,6 +234,11 @@ public class LockMetrics implements LockListener {
 			this.timeout = wait(registry, lock, TIMEOUT, mode);
 			this.quorumUnavailable = wait(registry, lock, QUORUM_UNAVAILABLE, mode);
 			this.error = wait(registry, lock, ERROR, mode);
+			this.skip = wait(registry, lock, SKIP, mode);
+			this.skips = Counter.builder(SKIPPED)
+				.description("Calls skipped because the lock was held elsewhere")
+				.tag("lock", lock)
+				.register(registry);
 			this.timeouts = failures(registry, lock, TIMEOUT);
 			this.quorumUnavailables = failures(registry, lock, QUORUM_UNAVAILABLE);
 			this.errors = failures(registry, lock, ERROR);

@@ -53,14 +53,23 @@ public class ObservedLockRegistry implements DistributedLockRegistry {
 	}
 
 	/** The failure as the {@code distributed.lock.wait} meter's outcome names it. */
-	static String outcome(Throwable failure) {
+	static String outcome(LockRequest request, Throwable failure) {
 		if (failure instanceof LockNotAcquiredException) {
-			return LockMetrics.TIMEOUT;
+			return request.skipping() ? LockMetrics.SKIP : LockMetrics.TIMEOUT;
 		}
 		if (failure instanceof QuorumUnavailableException) {
 			return LockMetrics.QUORUM_UNAVAILABLE;
 		}
 		return LockMetrics.ERROR;
+	}
+
+	/** A skip is an outcome, not an error of the observation. */
+	private static void failed(Observation observation, LockRequest request, Throwable failure) {
+		String outcome = outcome(request, failure);
+		observation.lowCardinalityKeyValue("outcome", outcome);
+		if (!LockMetrics.SKIP.equals(outcome)) {
+			observation.error(failure);
+		}
 	}
 
 	@Override
@@ -70,8 +79,8 @@ public class ObservedLockRegistry implements DistributedLockRegistry {
 
 	@Override
 	public Optional<Lease> tryAcquire(LockRequest request) {
-		return observe(request, () -> this.delegate.tryAcquire(request),
-				(lease) -> lease.isPresent() ? LockMetrics.ACQUIRED : LockMetrics.TIMEOUT);
+		return observe(request, () -> this.delegate.tryAcquire(request), (lease) -> lease.isPresent()
+				? LockMetrics.ACQUIRED : request.skipping() ? LockMetrics.SKIP : LockMetrics.TIMEOUT);
 	}
 
 	/** A blocking acquisition inside an observation whose outcome the result names. */
@@ -83,7 +92,7 @@ public class ObservedLockRegistry implements DistributedLockRegistry {
 			return result;
 		}
 		catch (RuntimeException ex) {
-			observation.lowCardinalityKeyValue("outcome", outcome(ex)).error(ex);
+			failed(observation, request, ex);
 			throw ex;
 		}
 		finally {
@@ -99,7 +108,7 @@ public class ObservedLockRegistry implements DistributedLockRegistry {
 			if (error != null) {
 				Throwable cause = (error instanceof CompletionException && error.getCause() != null) ? error.getCause()
 						: error;
-				observation.lowCardinalityKeyValue("outcome", outcome(cause)).error(cause);
+				failed(observation, request, cause);
 			}
 			else {
 				observation.lowCardinalityKeyValue("outcome", LockMetrics.ACQUIRED);

@@ -52,6 +52,9 @@ public class RecentLockFailures implements LockListener {
 
 	@Override
 	public void onNotAcquired(LockRequest request, Duration waited, Throwable failure) {
+		if (failure instanceof LockNotAcquiredException && request.skipping()) {
+			return; // a skipped call (another instance runs the tick), not a failure
+		}
 		String outcome = (failure instanceof LockNotAcquiredException) ? LockMetrics.TIMEOUT
 				: (failure instanceof QuorumUnavailableException) ? LockMetrics.QUORUM_UNAVAILABLE : LockMetrics.ERROR;
 		record(request.label(), outcome, failure);

@@ -18,7 +18,9 @@ import io.quorumlock.LockRequest;
  * Redis I/O thread, since the method may do blocking work before it returns its stage),
  * and releases when the stage completes. The caller gets a {@code CompletableFuture} that
  * completes after the release; cancelling it cancels the acquisition, or the method's
- * stage, and releases at once.
+ * stage, and releases at once. A lease lost while the method's stage runs ends the
+ * caller's future at once with the {@code LeaseLostException}, cancels the method's stage
+ * and releases.
  */
 final class CompletionStageHandler {
 
@@ -79,6 +81,14 @@ final class CompletionStageHandler {
 				LeaseOutcomes.releaseAsync(lease);
 			}
 		});
+		// a loss ends the result at once with the LeaseLostException and cancels the
+		// method's stage (which stops only what listens to its cancellation)
+		lease.whenLost().whenCompleteAsync((loss, error) -> {
+			if (loss != null && result.completeExceptionally(loss)) {
+				cancel(stage);
+				LeaseOutcomes.releaseAsync(lease);
+			}
+		}, executor);
 		stage.whenComplete((value, failure) -> complete(lease, value, failure, result, executor));
 	}
 

@@ -64,6 +64,10 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 			}
 			request = request.permits(operation.permits());
 		}
+		if (operation.skips()) {
+			// a refusal by contention is a skipped call (onFailure = SKIP), not a failure
+			request = request.skipping(true);
+		}
 		return request;
 	}
 

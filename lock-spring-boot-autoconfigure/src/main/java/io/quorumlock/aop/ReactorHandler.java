@@ -12,6 +12,7 @@ import reactor.core.publisher.Signal;
 
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
+import io.quorumlock.LeaseLostException;
 import io.quorumlock.LockRequest;
 
 /**
@@ -94,6 +95,9 @@ final class ReactorHandler {
 			return released(lease, Signal.error(ex)).dematerialize();
 		}
 		Mono<Object> source = (publisher != null) ? Mono.from(publisher) : Mono.empty();
+		// a loss ends it at once with the LeaseLostException, cancelling the method's
+		// publisher
+		source = Mono.firstWithSignal(source, Mono.fromCompletionStage(lease.whenLost()).flatMap(Mono::error));
 		// the value is emitted only once the lease is released: a Mono's value is its
 		// completion, and a lease lost meanwhile must be able to fail it instead
 		return source.materialize()
@@ -111,9 +115,19 @@ final class ReactorHandler {
 			return released(lease, Signal.error(ex)).<Object>dematerialize().flux();
 		}
 		Flux<Object> source = (publisher != null) ? Flux.from(publisher) : Flux.empty();
+		// a loss ends it at once with the LeaseLostException, cancelling the method's
+		// publisher
+		source = source.takeUntilOther(Mono.fromCompletionStage(lease.whenLost()))
+			.concatWith(Mono.defer(() -> lossOf(lease)));
 		return source.onErrorResume((failure) -> released(lease, Signal.error(failure)).dematerialize())
 			.concatWith(Mono.defer(() -> released(lease, Signal.complete())).dematerialize())
 			.doOnCancel(() -> LeaseOutcomes.releaseAsync(lease));
+	}
+
+	/** An error with the lease's loss if it was lost, else empty. */
+	private static Mono<Object> lossOf(Lease lease) {
+		LeaseLostException loss = lease.whenLost().toCompletableFuture().getNow(null);
+		return (loss != null) ? Mono.error(loss) : Mono.empty();
 	}
 
 	@SuppressWarnings("unchecked")

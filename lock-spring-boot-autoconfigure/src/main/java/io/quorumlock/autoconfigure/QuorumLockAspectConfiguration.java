@@ -7,6 +7,8 @@ import java.util.concurrent.ForkJoinPool;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -15,10 +17,12 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.transaction.ConfigurableTransactionManager;
 
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.aop.DistributedLockAdvisor;
 import io.quorumlock.aop.DistributedLockMethodValidator;
+import io.quorumlock.aop.LeaseCommitGuard;
 import io.quorumlock.redis.QuorumLockEngine;
 
 /**
@@ -55,6 +59,35 @@ class QuorumLockAspectConfiguration {
 				(name) -> ConfiguredLockOptions.forName(properties, name),
 				() -> (registry.getIfUnique() instanceof QuorumLockEngine engine) ? engine.rejoinDelay()
 						: Duration.ZERO);
+	}
+
+	/**
+	 * Ties every transaction begun under a lock to the lock's lease, so that it does not
+	 * commit once the lease is lost ({@link LeaseCommitGuard}): added to each
+	 * {@code ConfigurableTransactionManager} of the context, the application's own too.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.transaction.ConfigurableTransactionManager")
+	static class LeaseCommitGuardConfiguration {
+
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static BeanPostProcessor quorumLockLeaseCommitGuardRegistrar() {
+			LeaseCommitGuard guard = new LeaseCommitGuard();
+			return new BeanPostProcessor() {
+
+				@Override
+				public Object postProcessAfterInitialization(Object bean, String beanName) {
+					if (bean instanceof ConfigurableTransactionManager manager
+							&& !manager.getTransactionExecutionListeners().contains(guard)) {
+						manager.addListener(guard);
+					}
+					return bean;
+				}
+
+			};
+		}
+
 	}
 
 	/** Boot's application task executor when there is one, else the common pool. */

@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -36,14 +37,18 @@ import io.quorumlock.QuorumUnavailableException;
  * <p>
  * A lock held elsewhere gives {@link Optional#empty()}, so ShedLock skips the run; a
  * missing quorum throws {@link QuorumUnavailableException}, so the run is skipped and the
- * scheduler logs why. A lock can be extended ({@code LockExtender.extendActiveLock}, see
+ * scheduler logs why. A lock can be extended (an {@link ExtensibleLockProvider}:
+ * {@code LockExtender.extendActiveLock}, ShedLock's {@code KeepAliveLockProvider}, see
  * {@link SimpleLock#extend(Duration, Duration)}): {@code lockAtMostFor} then counts from
  * the extension ({@link Lease#extend(Duration, Duration)} moves the end of renewal, or
  * the lease of a lock taken without renewal), and the new {@code lockAtLeastFor},
- * measured from the extension, replaces the old one. Works with ShedLock 6.x and 7.x,
- * whose {@code LockProvider} and {@code SimpleLock} APIs are the same.
+ * measured from the extension, replaces the old one. Each {@link SimpleLock} is used
+ * once, as ShedLock's own are: a second {@code unlock()}, or an {@code unlock()} or
+ * {@code extend} after an extension, throws {@link IllegalStateException}. Works with
+ * ShedLock 6.x and 7.x, whose {@code LockProvider} and {@code SimpleLock} APIs are the
+ * same.
  */
-public class QuorumLockProvider implements LockProvider {
+public class QuorumLockProvider implements ExtensibleLockProvider {
 
 	/** The lock name under which ShedLock's locks live. */
 	public static final String DEFAULT_NAME = "shedlock";
@@ -125,13 +130,16 @@ public class QuorumLockProvider implements LockProvider {
 			.name(this.name)
 			.label(configuration.getName())
 			.holdAtLeast(configuration.getLockAtLeastFor())
-			.waitAtMost(Duration.ZERO);
+			.waitAtMost(Duration.ZERO)
+			// a tick another instance runs is skipped here, not failed
+			.skipping(true);
 		request = (atMost.compareTo(this.lease) > 0) ? request.lease(this.lease).renew(true).holdAtMost(atMost)
 				: request.lease(atMost).renew(false);
 		try {
 			// the asynchronous entry point: a thread that still holds an overrun lock of
 			// the same name gets a fresh attempt, not a re-entry
-			return Optional.of(new QuorumSimpleLock(this.registry.acquireAsync(request).join()));
+			return Optional
+				.of(new QuorumSimpleLock(this.registry.acquireAsync(request).join(), configuration.getName()));
 		}
 		catch (CompletionException ex) {
 			if (ex.getCause() instanceof LockNotAcquiredException) {
@@ -142,68 +150,85 @@ public class QuorumLockProvider implements LockProvider {
 	}
 
 	/**
-	 * One ShedLock hold: unlocking releases the lease (keeping it for lockAtLeastFor);
-	 * extending hands the lease on to a new hold, after which this one is spent.
+	 * One ShedLock hold, used once as ShedLock's own locks are: the first
+	 * {@link #unlock()} or {@link #extend} spends it, and any call after that throws
+	 * {@link IllegalStateException}. Unlocking releases the lease (keeping it for
+	 * lockAtLeastFor); an extension hands the lease on to the lock it returns, or, if the
+	 * lease is no longer held, releases what is left of it and returns empty.
 	 */
 	private static final class QuorumSimpleLock implements SimpleLock {
 
 		private final Lease lease;
 
-		/** Whether {@link #extend} was called: a lock is extended once, at most. */
-		private final AtomicBoolean extendCalled = new AtomicBoolean();
+		private final String name;
 
-		/** Set when an extension handed the lease on to another hold. */
-		private volatile boolean handedOn;
+		/** Whether {@link #unlock} or {@link #extend} was called. */
+		private final AtomicBoolean spent = new AtomicBoolean();
 
-		QuorumSimpleLock(Lease lease) {
+		QuorumSimpleLock(Lease lease, String name) {
 			this.lease = lease;
+			this.name = name;
 		}
 
+		/**
+		 * Release the lease; a loss the engine reported (a job that outran lockAtMostFor)
+		 * does not fail the job.
+		 * @throws IllegalStateException if this lock was unlocked or extended before
+		 */
 		@Override
 		public void unlock() {
-			if (this.handedOn) {
-				throw new IllegalStateException(this + " was extended: unlock the lock the extension returned");
-			}
-			try {
-				this.lease.release();
-			}
-			catch (LeaseLostException ex) {
-				// a job that outran lockAtMostFor: the engine has logged and counted the
-				// loss; ShedLock's own providers do not fail the job for it either
-			}
+			spend("unlocked");
+			release(this.lease);
 		}
 
 		/**
 		 * Extend the lock to {@code lockAtMostFor} from now (the end of renewal, or the
 		 * lease of a lock taken without renewal), with {@code lockAtLeastFor} from now as
-		 * its new minimum hold. As ShedLock asks, this lock is spent once extended, and
-		 * the returned one holds the lease; if the lease is no longer held (it expired,
-		 * or a quorum did not extend it, and the engine reported it lost) the result is
-		 * empty and this lock may still be unlocked, which frees what is left of it.
-		 * @throws IllegalStateException if this lock was extended before
+		 * its new minimum hold. As ShedLock asks, this lock is spent, and the returned
+		 * one holds the lease; if the lease is no longer held (it expired, or a quorum
+		 * did not extend it, and the engine reported it lost) the result is empty and
+		 * what is left of the lease is released.
+		 * @throws IllegalStateException if this lock was unlocked or extended before
 		 * @throws IllegalArgumentException if the durations break a lease's rules (for
 		 * example {@code lockAtLeastFor} longer than {@code lockAtMostFor}, a
 		 * {@code lockAtMostFor} shorter than the lease of a renewed lock, or, for a lock
-		 * taken without renewal, longer than {@code quorumlock.rejoin-delay})
+		 * taken without renewal, longer than {@code quorumlock.rejoin-delay}); nothing
+		 * was sent, and this lock is not spent
 		 */
 		@Override
 		public Optional<SimpleLock> extend(Duration lockAtMostFor, Duration lockAtLeastFor) {
-			if (!this.extendCalled.compareAndSet(false, true)) {
-				throw new IllegalStateException(this + " was extended before: extend the lock the extension returned");
-			}
+			spend("extended");
 			boolean extended;
 			try {
 				extended = this.lease.extend(lockAtMostFor, lockAtLeastFor);
 			}
-			catch (RuntimeException ex) {
-				this.extendCalled.set(false); // refused before anything was sent
+			catch (IllegalArgumentException ex) {
+				this.spent.set(false); // refused before anything was sent
 				throw ex;
 			}
 			if (!extended) {
+				release(this.lease);
 				return Optional.empty();
 			}
-			this.handedOn = true;
-			return Optional.of(new QuorumSimpleLock(this.lease));
+			return Optional.of(new QuorumSimpleLock(this.lease, this.name));
+		}
+
+		private void spend(String how) {
+			if (!this.spent.compareAndSet(false, true)) {
+				throw new IllegalStateException(
+						"ShedLock lock '" + this.name + "' was already unlocked or extended; it cannot be " + how
+								+ " again (after an extension, " + "use the lock the extension returned)");
+			}
+		}
+
+		private static void release(Lease lease) {
+			try {
+				lease.release();
+			}
+			catch (LeaseLostException ex) {
+				// logged and counted by the engine; ShedLock's own providers do not fail
+				// the job for it either
+			}
 		}
 
 		@Override

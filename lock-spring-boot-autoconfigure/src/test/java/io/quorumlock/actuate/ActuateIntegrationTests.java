@@ -1,6 +1,7 @@
 package io.quorumlock.actuate;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -14,6 +15,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
+import net.javacrumbs.shedlock.core.LockConfiguration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,6 +29,7 @@ import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockRequest;
 import io.quorumlock.QuorumUnavailableException;
 import io.quorumlock.redis.QuorumLockEngine;
+import io.quorumlock.shedlock.QuorumLockProvider;
 import io.quorumlock.testing.RedisServers;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -132,6 +135,40 @@ class ActuateIntegrationTests {
 				assertThat(tag.getValue()).doesNotContain("secret-order");
 			}
 		}
+	}
+
+	@Test
+	void aCallSkippedBecauseTheLockIsHeldElsewhereIsASkipNotAFailure() {
+		RecentLockFailures recent = new RecentLockFailures();
+		this.locks.close();
+		this.locks = builder().listener(new LockMetrics(this.meters)).listener(recent).build();
+		QuorumLockProvider shedLock = new QuorumLockProvider(this.locks, "jobs");
+		try (Lease blocker = this.other.acquire(request());
+				Lease tick = this.other.acquire(LockRequest.of("report").name("jobs").label("report"))) {
+			// onFailure = SKIP, and ShedLock's tick that another instance runs
+			assertThat(this.locks.tryAcquire(request().skipping(true).waitAtMost(Duration.ZERO))).isEmpty();
+			assertThat(shedLock
+				.lock(new LockConfiguration(Instant.now(), "report", Duration.ofSeconds(10), Duration.ZERO))).isEmpty();
+			// a caller that does not skip fails
+			assertThatExceptionOfType(LockNotAcquiredException.class)
+				.isThrownBy(() -> this.locks.acquire(request().waitAtMost(Duration.ZERO)));
+		}
+		assertThat(wait("skipped").count()).isOne();
+		assertThat(wait("timeout").count()).isOne();
+		assertThat(this.meters.get("distributed.lock.skipped").tag("lock", "OrderService.pay").counter().count())
+			.isOne();
+		assertThat(this.meters.get("distributed.lock.skipped").tag("lock", "report").counter().count()).isOne();
+		assertThat(this.meters.find("distributed.lock.failures").tag("lock", "report").counters())
+			.allSatisfy((failures) -> assertThat(failures.count()).isZero());
+		assertThat(this.meters.get("distributed.lock.failures")
+			.tags("lock", "OrderService.pay", "reason", "timeout")
+			.counter()
+			.count()).isOne();
+		assertThat(recent.failures()).singleElement().satisfies((failure) -> {
+			assertThat(failure.lock()).isEqualTo("OrderService.pay");
+			assertThat(failure.outcome()).isEqualTo("timeout");
+			assertThat(failure.count()).isOne();
+		});
 	}
 
 	private io.micrometer.core.instrument.Timer wait(String outcome) {

@@ -305,6 +305,44 @@ abstract class DistributedLockRegistryContract<R extends DistributedLockRegistry
 	}
 
 	@Test
+	void anExpiredLeaseThatWasNeverReleasedDoesNotBlockItsOwnProcess() {
+		Lease stale = this.locks.acquire(request("a").lease(Duration.ofMillis(400)).renew(false));
+		// the same process, as another process would: it waits for the lease to run out,
+		// not for a release that may never come
+		Lease newer = this.locks.acquire(request("a").waitAtMost(Duration.ofSeconds(5)));
+		assertThat(stale.isValid()).isFalse();
+		assertThat(newer.isValid()).isTrue();
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(stale::release)
+			.withMessageContaining("lease lost, expired unrenewed after its lease of 400 ms");
+		assertThat(newer.isValid()).isTrue();
+		assertHeldByNewerOwner(redisKey("a"));
+		assertThat(this.otherProcess.tryAcquire(request("a"))).isEmpty();
+		newer.release();
+		assertThat(this.otherProcess.tryAcquire(request("a"))).hasValueSatisfying(Lease::release);
+	}
+
+	@Test
+	void aLockViewWhoseLeaseExpiredIsFreeForTheNextThread() throws Exception {
+		Lock lock = this.locks.asLock(request("view").lease(Duration.ofMillis(400)).renew(false));
+		lock.lock();
+		ExecutorService other = Executors.newSingleThreadExecutor();
+		try {
+			assertThat(other.submit(() -> {
+				boolean locked = lock.tryLock(5, TimeUnit.SECONDS);
+				if (locked) {
+					lock.unlock();
+				}
+				return locked;
+			}).get(10, TimeUnit.SECONDS)).as("taken by another thread once the lease ran out").isTrue();
+			assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lock::unlock);
+			assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);
+		}
+		finally {
+			other.shutdownNow();
+		}
+	}
+
+	@Test
 	void reentryIntoALostLeaseFails() {
 		assertThatExceptionOfType(LeaseLostException.class)
 			.isThrownBy(() -> this.locks.execute(request("a").lease(SHORT_LEASE).renew(false), () -> {

@@ -102,7 +102,6 @@ class UnknownQuorumLockPropertyFailureAnalyzer
 		if (this.environment == null) {
 			return List.of();
 		}
-		List<String> known = names().stream().map(UnknownQuorumLockPropertyFailureAnalyzer::loose).toList();
 		ConfigurationPropertyName root = ConfigurationPropertyName.of("quorumlock");
 		List<ConfigurationProperty> unknown = new ArrayList<>();
 		try {
@@ -111,11 +110,7 @@ class UnknownQuorumLockPropertyFailureAnalyzer
 					continue;
 				}
 				iterable.filter(root::isAncestorOf).forEach((name) -> {
-					String typed = loose(normalize(name.toString()));
-					boolean isKnown = known.stream()
-						.anyMatch((valid) -> valid.equals(typed) || valid.startsWith(typed + ".")
-								|| valid.startsWith(typed + INDEX) || typed.startsWith(valid + INDEX)
-								|| typed.startsWith(valid + "."));
+					boolean isKnown = isKnown(name.toString());
 					ConfigurationProperty property = iterable.getConfigurationProperty(name);
 					if (!isKnown && property != null) {
 						unknown.add(property);
@@ -127,6 +122,21 @@ class UnknownQuorumLockPropertyFailureAnalyzer
 			// a courtesy beyond the binder's own report: never hide that report
 		}
 		return unknown;
+	}
+
+	/**
+	 * Whether a name is bound: list indexes, map keys and dashes aside (an environment
+	 * variable has none), it is a valid name, the start of one
+	 * ({@code quorumlock.nodes[0]} written as a URI), or an element of a list or map of
+	 * plain values.
+	 * @param name a name under {@code quorumlock.}
+	 */
+	static boolean isKnown(String name) {
+		String typed = loose(normalize(name));
+		return names().stream()
+			.map(UnknownQuorumLockPropertyFailureAnalyzer::loose)
+			.anyMatch((valid) -> valid.equals(typed) || valid.startsWith(typed + ".") || valid.startsWith(typed + INDEX)
+					|| typed.startsWith(valid + INDEX) || typed.startsWith(valid + "."));
 	}
 
 	/**

@@ -140,11 +140,11 @@ class UnknownQuorumLockPropertyFailureAnalyzer
 	}
 
 	/**
-	 * A name compared without dashes and with every index as {@code [i]} (an environment
-	 * variable's {@code _0_} included).
+	 * A name compared without dashes or case and with every index as {@code [i]} (an
+	 * environment variable's {@code _0_} included).
 	 */
 	private static String loose(String name) {
-		return name.replaceAll("\\.[0-9]+(?=\\.|$)", INDEX).replace("-", "");
+		return name.replaceAll("\\.[0-9]+(?=\\.|$)", INDEX).replace("-", "").toLowerCase(Locale.ROOT);
 	}
 
 	/**

@@ -134,7 +134,7 @@ class QuorumLockWebAutoConfigurationIntegrationTests {
 			assertThat(missing.getResponse().getContentAsString()).contains("\"title\":\"Lock key unusable\"")
 				.contains("lock 'seats': key \\\"#seat\\\" evaluated to null; nothing was locked and nothing was done")
 				.doesNotContain("SeatController");
-			MvcResult empty = mvc.perform(post("/hold").param("seat", "")).andReturn();
+			MvcResult empty = mvc.perform(post("/hold?seat=")).andReturn();
 			assertThat(empty.getResponse().getStatus()).isEqualTo(400);
 			assertThat(empty.getResponse().getContentAsString())
 				.contains("lock 'seats': key \\\"#seat\\\" evaluated to an empty string");
@@ -142,12 +142,12 @@ class QuorumLockWebAutoConfigurationIntegrationTests {
 			assertThat(missingOnTheWay.getResponse().getStatus()).as("a null on the way to the key").isEqualTo(400);
 			assertThat(missingOnTheWay.getResponse().getContentAsString())
 				.contains("lock 'SeatController.holdFor': key \\\"#customer.trim()\\\" could not be evaluated");
-			MvcResult codeMistake = mvc.perform(post("/hold-badly").param("seat", "7")).andReturn();
+			MvcResult codeMistake = mvc.perform(post("/hold-badly?seat=7")).andReturn();
 			assertThat(codeMistake.getResponse().getStatus()).as("an expression no request can satisfy").isEqualTo(500);
 			assertThat(codeMistake.getResponse().getContentAsString())
 				.contains("lock 'seats': the key expression could not be evaluated")
 				.doesNotContain("noSuchProperty");
-			assertThat(mvc.perform(post("/hold").param("seat", "7")).andReturn().getResponse().getContentAsString())
+			assertThat(mvc.perform(post("/hold?seat=7")).andReturn().getResponse().getContentAsString())
 				.isEqualTo("held 7");
 			assertThat(SeatController.runs).as("runs of the guarded methods").hasValue(1);
 			assertThat(output).contains("quorumlock: answered 400 Bad Request: @DistributedLock on "

@@ -129,7 +129,7 @@ class StartupReportTests {
 					"quorumlock.nodes[1].uri=redis://b:1", "quorumlock.nodes[1].password=p",
 					"quorumlock.instances.orders.wait-at-most=2s", "quorumlock.retry-delay=10ms..200ms",
 					"quorumlock.retry-delay.min=10ms", "quorumlock.fresh-master-run-ids[0]=abc",
-					"quorumlock.metrics.enabled=false", "quorumlock.fencing.counter-ttl=1h")
+					"quorumlock.metrics.enabled=false", "quorumlock.fencing.counter-ttl=1h", "quorumlock.holdAtMost=1m")
 			.applyTo(environment);
 		environment.getPropertySources()
 			.replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,

@@ -27,6 +27,8 @@ import org.springframework.core.Ordered;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
 
 /**
  * Explains a property under {@code quorumlock.} that no setting has (a typo such as
@@ -106,7 +108,7 @@ class UnknownQuorumLockPropertyFailureAnalyzer
 		List<ConfigurationProperty> unknown = new ArrayList<>();
 		try {
 			for (ConfigurationPropertySource source : ConfigurationPropertySources.get(this.environment)) {
-				if (!(source instanceof IterableConfigurationPropertySource iterable)) {
+				if (!(source instanceof IterableConfigurationPropertySource iterable) || isSystem(source)) {
 					continue;
 				}
 				iterable.filter(root::isAncestorOf).forEach((name) -> {
@@ -122,6 +124,17 @@ class UnknownQuorumLockPropertyFailureAnalyzer
 			// a courtesy beyond the binder's own report: never hide that report
 		}
 		return unknown;
+	}
+
+	/**
+	 * Whether a source is one the binder leaves out of its unknown names, as Boot's
+	 * {@code UnboundElementsSourceFilter} does: system properties and environment
+	 * variables may hold anything.
+	 */
+	private static boolean isSystem(ConfigurationPropertySource source) {
+		return source.getUnderlyingSource() instanceof PropertySource<?> underlying
+				&& (StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME.equals(underlying.getName())
+						|| StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(underlying.getName()));
 	}
 
 	/**

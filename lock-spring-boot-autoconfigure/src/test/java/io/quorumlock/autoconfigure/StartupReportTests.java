@@ -129,16 +129,29 @@ class StartupReportTests {
 					"quorumlock.nodes[1].uri=redis://b:1", "quorumlock.nodes[1].password=p",
 					"quorumlock.instances.orders.wait-at-most=2s", "quorumlock.retry-delay=10ms..200ms",
 					"quorumlock.retry-delay.min=10ms", "quorumlock.fresh-master-run-ids[0]=abc",
-					"quorumlock.metrics.enabled=false", "quorumlock.fencing.counter-ttl=1h", "quorumlock.holdAtMost=1m")
+					"quorumlock.metrics.enabled=false", "quorumlock.fencing.counter-ttl=1h", "quorumlock.holdAtMost=1m",
+					"quorumlock.wait-at-mots=1s")
 			.applyTo(environment);
+		// left out, as the binder leaves them: a system property or variable may hold
+		// anything
 		environment.getPropertySources()
 			.replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
 					new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
-							java.util.Map.of("QUORUMLOCK_WAITATMOST", "1s", "QUORUMLOCK_NODES_0_URI", "redis://a:1",
-									"QUORUMLOCK_INSTANCES_ORDERS_LEASE", "5s", "QUORUMLOCK_WAITATMOTS", "1s")));
+							java.util.Map.of("QUORUMLOCK_WAITATMOTS", "1s")));
+		environment.getPropertySources()
+			.replace(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME,
+					new org.springframework.core.env.PropertiesPropertySource(
+							StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME,
+							properties("quorumlock.test.redis-server", "/usr/bin/redis-server")));
 		assertThat(new UnknownQuorumLockPropertyFailureAnalyzer(environment).unknownInEnvironment())
 			.extracting((property) -> property.getName().toString())
-			.containsExactly("quorumlock.waitatmots");
+			.containsExactly("quorumlock.wait-at-mots");
+	}
+
+	private static java.util.Properties properties(String name, String value) {
+		java.util.Properties properties = new java.util.Properties();
+		properties.setProperty(name, value);
+		return properties;
 	}
 
 	@Test

@@ -102,8 +102,13 @@ public class LocksEndpoint {
 	/**
 	 * Force a lock open: offered only with unrestricted access to the endpoint.
 	 * @param securityContext the caller, for the audit line
-	 * @param key the full Redis key, such as {@code lock:orders:{42}} (URL-encode the
-	 * braces)
+	 * @param key the full Redis key, such as {@code lock:orders:{42}}: in the path
+	 * ({@code DELETE /actuator/locks/lock:orders:%7B42%7D}, the braces URL-encoded, a
+	 * {@code /} written as it is, since servers such as Tomcat refuse {@code %2F} in a
+	 * path), or as the {@code key} query parameter, URL-encoded whole as any HTTP client
+	 * encodes a parameter
+	 * ({@code DELETE /actuator/locks?key=lock%3Afiles%3A%7Ba%2Fb%7D}), which takes any
+	 * key
 	 * @return the key and how many nodes had it
 	 * @throws InvalidEndpointRequestException (HTTP 400) if the key is outside the
 	 * registry's key prefix

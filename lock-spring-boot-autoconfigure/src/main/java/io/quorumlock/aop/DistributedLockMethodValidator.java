@@ -3,7 +3,9 @@ package io.quorumlock.aop;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -35,8 +37,9 @@ import io.quorumlock.LockRules;
  * {@code holdAtLeast} is not longer than an effective lease that is not renewed;
  * {@code onFailure = SKIP} has an empty result to return; and the effective lease is
  * covered by the registry's restart guard in force ({@code quorumlock.rejoin-delay}), so
- * no call is refused for it later. The first bad declaration is thrown as a
- * {@link DistributedLockDeclarationException}.
+ * no call is refused for it later. Every bad declaration is reported at once: the first
+ * is thrown as a {@link DistributedLockDeclarationException}, the others suppressed in
+ * it.
  */
 public class DistributedLockMethodValidator implements SmartInitializingSingleton, BeanFactoryAware {
 
@@ -94,35 +97,61 @@ public class DistributedLockMethodValidator implements SmartInitializingSingleto
 
 	/**
 	 * Check every annotated method of every bean.
-	 * @throws DistributedLockDeclarationException for the first bad declaration
+	 * @throws DistributedLockDeclarationException for the first bad declaration, with
+	 * every other bad declaration of every bean as a suppressed exception, so that one
+	 * start-up names them all
 	 */
 	@Override
 	public void afterSingletonsInstantiated() {
 		this.guardInForce = this.restartGuard.get();
+		List<DistributedLockDeclarationException> failures = new ArrayList<>();
 		for (String name : this.beanFactory.getBeanNamesForType(Object.class, true, false)) {
 			Class<?> type = this.beanFactory.getType(name, false);
 			if (type != null) {
-				validate(ClassUtils.getUserClass(type));
+				validate(ClassUtils.getUserClass(type), failures);
 			}
 		}
+		throwAll(failures);
 	}
 
 	/**
 	 * Check the annotated methods of one class.
 	 * @param type the class
-	 * @throws DistributedLockDeclarationException for the first bad declaration
+	 * @throws DistributedLockDeclarationException for the first bad declaration, with the
+	 * others of the class as suppressed exceptions
 	 */
 	public void validate(Class<?> type) {
+		List<DistributedLockDeclarationException> failures = new ArrayList<>();
+		validate(type, failures);
+		throwAll(failures);
+	}
+
+	private void validate(Class<?> type, List<DistributedLockDeclarationException> failures) {
 		if (!AnnotationUtils.isCandidateClass(type, DistributedLock.class)) {
 			return;
 		}
 		Map<Method, DistributedLock> annotated = MethodIntrospector.selectMethods(type,
 				(MethodIntrospector.MetadataLookup<DistributedLock>) (method) -> AnnotatedElementUtils
 					.findMergedAnnotation(method, DistributedLock.class));
-		annotated.keySet()
-			.stream()
-			.sorted(Comparator.comparing(Method::toGenericString))
-			.forEach((method) -> validate(method, type));
+		annotated.keySet().stream().sorted(Comparator.comparing(Method::toGenericString)).forEach((method) -> {
+			try {
+				validate(method, type);
+			}
+			catch (DistributedLockDeclarationException ex) {
+				if (failures.stream().noneMatch((known) -> known.getMessage().equals(ex.getMessage()))) {
+					failures.add(ex);
+				}
+			}
+		});
+	}
+
+	private static void throwAll(List<DistributedLockDeclarationException> failures) {
+		if (failures.isEmpty()) {
+			return;
+		}
+		DistributedLockDeclarationException first = failures.get(0);
+		failures.subList(1, failures.size()).forEach(first::addSuppressed);
+		throw first;
 	}
 
 	private void validate(Method method, Class<?> type) {

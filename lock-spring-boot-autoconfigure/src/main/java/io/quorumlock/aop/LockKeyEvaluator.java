@@ -16,6 +16,8 @@ import org.springframework.context.expression.CachedExpressionEvaluator;
 import org.springframework.expression.BeanResolver;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
+import org.springframework.expression.spel.SpelEvaluationException;
+import org.springframework.expression.spel.SpelMessage;
 import org.springframework.util.ObjectUtils;
 
 import io.quorumlock.LockKeyException;
@@ -79,7 +81,8 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 			return operation.key().getValue(context);
 		}
 		catch (EvaluationException ex) {
-			LockKeyException failure = keyException(operation, "could not be evaluated: " + ex.getMessage());
+			LockKeyException failure = keyException(operation, "could not be evaluated: " + ex.getMessage(),
+					nullOnTheWay(ex));
 			failure.initCause(ex);
 			throw failure;
 		}
@@ -132,8 +135,24 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 	}
 
 	private static LockKeyException keyException(LockOperation operation, String problem) {
-		return new LockKeyException("@DistributedLock on " + operation.description() + ": key \""
-				+ operation.keySource() + "\" " + problem + "; the method did not run");
+		return keyException(operation, problem, true);
+	}
+
+	private static LockKeyException keyException(LockOperation operation, String problem, boolean fromArguments) {
+		return new LockKeyExpressionException(operation.description(), operation.label(), operation.keySource(),
+				problem, fromArguments);
+	}
+
+	/**
+	 * Whether evaluation stopped at a null value on the way to the key
+	 * ({@code #order.customer.id} with no customer): the arguments' doing, not the
+	 * expression's.
+	 */
+	private static boolean nullOnTheWay(EvaluationException ex) {
+		return ex instanceof SpelEvaluationException spel
+				&& (spel.getMessageCode() == SpelMessage.PROPERTY_OR_FIELD_NOT_READABLE_ON_NULL
+						|| spel.getMessageCode() == SpelMessage.METHOD_CALL_ON_NULL_OBJECT_NOT_ALLOWED
+						|| spel.getMessageCode() == SpelMessage.CANNOT_INDEX_INTO_NULL_VALUE);
 	}
 
 }

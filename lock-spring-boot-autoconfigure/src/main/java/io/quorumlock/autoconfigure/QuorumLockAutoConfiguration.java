@@ -55,6 +55,12 @@ public class QuorumLockAutoConfiguration {
 		return new NodeStateLog(engine, engine.rejoinDelay());
 	}
 
+	@Bean(initMethod = "start", destroyMethod = "close")
+	@ConditionalOnBean(QuorumLockEngine.class)
+	LettuceReconnectLog quorumLockLettuceReconnectLog(QuorumLockEngine engine) {
+		return new LettuceReconnectLog(engine.nodeAddresses());
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	LeaseLostEventPublisher quorumLockLeaseLostEventPublisher(ApplicationEventPublisher publisher) {

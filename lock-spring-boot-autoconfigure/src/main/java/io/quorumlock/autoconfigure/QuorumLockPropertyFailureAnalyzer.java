@@ -34,10 +34,12 @@ class QuorumLockPropertyFailureAnalyzer extends AbstractFailureAnalyzer<InvalidQ
 			description.append(" (from ").append(origin).append(")");
 		}
 		description.append(".\n\nReason: ").append(cause.getReason());
-		return new FailureAnalysis(description.toString(), action(cause.getProperty()), cause);
+		String where = (origin != null) ? "Where it is set (" + origin + "): " : "";
+		return new FailureAnalysis(description.toString(), where + action(cause.getProperty(), cause.getReason()),
+				cause);
 	}
 
-	private static String action(String property) {
+	private static String action(String property, String reason) {
 		if (property.startsWith("quorumlock.nodes")) {
 			return "List each Redis master once in quorumlock.nodes, as redis://host:port[/db] or rediss://host:port "
 					+ "for TLS, with credentials in the node's username and password properties; or leave "
@@ -59,7 +61,16 @@ class QuorumLockPropertyFailureAnalyzer extends AbstractFailureAnalyzer<InvalidQ
 		if (property.equals("quorumlock.clock-drift-factor")) {
 			return "Set quorumlock.clock-drift-factor to at least 0 and below 0.5 (0.01 by default).";
 		}
-		return "Update " + property + " in your configuration: durations are written like 500ms, 30s, 2m or PT30S.";
+		if (property.equals("quorumlock.rejoin-delay")) {
+			return "Set quorumlock.rejoin-delay to at least the longest lease in use, on every instance, or remove it "
+					+ "(the longest lease is the default).";
+		}
+		if (property.startsWith("quorumlock.instances.")
+				&& !property.substring("quorumlock.instances.".length()).contains(".")) {
+			return "Rename the instance " + property + " to a lock name without '{' or '}'.";
+		}
+		return "Change " + property + " to a value that keeps the rule it broke (" + reason
+				+ "); durations are written like 500ms, 30s, 2m or PT30S.";
 	}
 
 	private Origin origin(String property) {

@@ -8,6 +8,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -16,16 +17,25 @@ import org.springframework.beans.BeanUtils;
 
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.Ordered;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.Order;
+import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
 
 /**
  * Explains a property under {@code quorumlock.} that no setting has (a typo such as
- * {@code quorumlock.node} for {@code quorumlock.nodes}), with the nearest valid name.
- * Runs before Boot's own analysis of unbound properties, which names no alternative.
+ * {@code quorumlock.node} for {@code quorumlock.nodes}), with the nearest valid name; and
+ * every other such property set in the environment, so that one start-up names them all
+ * (the binder reports the unknown names of one nested object only). Runs before Boot's
+ * own analysis of unbound properties, which names no alternative.
  */
 @Order(Ordered.HIGHEST_PRECEDENCE)
 class UnknownQuorumLockPropertyFailureAnalyzer
@@ -39,18 +49,32 @@ class UnknownQuorumLockPropertyFailureAnalyzer
 	/** How a map key is written in the names. */
 	private static final String KEY = "<name>";
 
+	private final Environment environment;
+
+	/**
+	 * Create the analyzer.
+	 * @param environment the environment, searched for every other unknown
+	 * {@code quorumlock.*} property; may be null (then only those of the failure)
+	 */
+	UnknownQuorumLockPropertyFailureAnalyzer(Environment environment) {
+		this.environment = environment;
+	}
+
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, UnboundConfigurationPropertiesException cause) {
-		List<ConfigurationProperty> unknown = cause.getUnboundProperties()
+		Map<String, ConfigurationProperty> byName = new TreeMap<>();
+		cause.getUnboundProperties()
 			.stream()
 			.filter((property) -> property.getName().toString().startsWith(PREFIX))
-			.sorted(Comparator.comparing((property) -> property.getName().toString()))
-			.toList();
-		if (unknown.isEmpty()) {
+			.forEach((property) -> byName.put(property.getName().toString(), property));
+		if (byName.isEmpty()) {
 			return null;
 		}
+		// the binder stops at the first nested object with an unknown name: the others
+		// are found in the environment, so that one start-up names them all
+		unknownInEnvironment().forEach((property) -> byName.putIfAbsent(property.getName().toString(), property));
 		StringBuilder description = new StringBuilder("Unknown quorumlock configuration:");
-		for (ConfigurationProperty property : unknown) {
+		for (ConfigurationProperty property : byName.values()) {
 			description.append("\n\t'").append(property.getName()).append("'");
 			if (property.getOrigin() != null) {
 				description.append(" (from ").append(property.getOrigin()).append(")");
@@ -61,8 +85,79 @@ class UnknownQuorumLockPropertyFailureAnalyzer
 		}
 		description.append("\n\nquorumlock stops here rather than ignore it: a misspelt setting would silently "
 				+ "run with its default (a misspelt quorumlock.nodes runs single mode on spring.data.redis).");
-		return new FailureAnalysis(description.toString(), "Correct the property name; the valid names are: "
+		String rename = byName.values()
+			.stream()
+			.map((property) -> "'" + property.getName() + "' to '" + nearest(property.getName().toString()) + "'"
+					+ ((property.getOrigin() != null) ? " in " + property.getOrigin() : ""))
+			.collect(Collectors.joining("; "));
+		return new FailureAnalysis(description.toString(), "Rename " + rename + " (or remove it). The valid names are: "
 				+ names().stream().collect(Collectors.joining(", ")) + ".", cause);
+	}
+
+	/**
+	 * Every {@code quorumlock.*} property set in the environment that no setting has. A
+	 * name is known when, list indexes, map keys and dashes aside (an environment
+	 * variable has none), it is a valid name, the start of one, or an element of a list
+	 * or map of plain values.
+	 */
+	List<ConfigurationProperty> unknownInEnvironment() {
+		if (this.environment == null) {
+			return List.of();
+		}
+		ConfigurationPropertyName root = ConfigurationPropertyName.of("quorumlock");
+		List<ConfigurationProperty> unknown = new ArrayList<>();
+		try {
+			for (ConfigurationPropertySource source : ConfigurationPropertySources.get(this.environment)) {
+				if (!(source instanceof IterableConfigurationPropertySource iterable) || isSystem(source)) {
+					continue;
+				}
+				iterable.filter(root::isAncestorOf).forEach((name) -> {
+					boolean isKnown = isKnown(name.toString());
+					ConfigurationProperty property = iterable.getConfigurationProperty(name);
+					if (!isKnown && property != null) {
+						unknown.add(property);
+					}
+				});
+			}
+		}
+		catch (RuntimeException ex) {
+			// a courtesy beyond the binder's own report: never hide that report
+		}
+		return unknown;
+	}
+
+	/**
+	 * Whether a source is one the binder leaves out of its unknown names, as Boot's
+	 * {@code UnboundElementsSourceFilter} does: system properties and environment
+	 * variables may hold anything.
+	 */
+	private static boolean isSystem(ConfigurationPropertySource source) {
+		return source.getUnderlyingSource() instanceof PropertySource<?> underlying
+				&& (StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME.equals(underlying.getName())
+						|| StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(underlying.getName()));
+	}
+
+	/**
+	 * Whether a name is bound: list indexes, map keys and dashes aside (an environment
+	 * variable has none), it is a valid name, the start of one
+	 * ({@code quorumlock.nodes[0]} written as a URI), or an element of a list or map of
+	 * plain values.
+	 * @param name a name under {@code quorumlock.}
+	 */
+	static boolean isKnown(String name) {
+		String typed = loose(normalize(name));
+		return names().stream()
+			.map(UnknownQuorumLockPropertyFailureAnalyzer::loose)
+			.anyMatch((valid) -> valid.equals(typed) || valid.startsWith(typed + ".") || valid.startsWith(typed + INDEX)
+					|| typed.startsWith(valid + INDEX) || typed.startsWith(valid + "."));
+	}
+
+	/**
+	 * A name compared without dashes or case and with every index as {@code [i]} (an
+	 * environment variable's {@code _0_} included).
+	 */
+	private static String loose(String name) {
+		return name.replaceAll("\\.[0-9]+(?=\\.|$)", INDEX).replace("-", "").toLowerCase(Locale.ROOT);
 	}
 
 	/**

@@ -20,9 +20,11 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 
 import io.quorumlock.LeaseLostException;
 import io.quorumlock.LockException;
+import io.quorumlock.LockKeyException;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.QuorumUnavailableException;
 import io.quorumlock.RegistryStatus;
+import io.quorumlock.aop.LockKeyExpressionException;
 
 /**
  * Default HTTP answers for lock failures, as problem details (RFC 9457), for Spring MVC
@@ -34,17 +36,23 @@ import io.quorumlock.RegistryStatus;
  * {@code Retry-After}: the time until enough masters held back by the restart guard vote
  * again when that is what is missing, else 1 second;</li>
  * <li>{@link LeaseLostException}: {@code 500} naming the lock: the work may have
- * overlapped with another holder.</li>
+ * overlapped with another holder;</li>
+ * <li>{@link LockKeyException}: {@code 400 Bad Request} naming the lock and, for a
+ * {@code @DistributedLock} method, the key expression and what it gave (a key that
+ * evaluates to null or empty comes from the request: a missing field is the caller's
+ * mistake); the method did not run. A key expression that fails whatever the request (a
+ * property no argument type has) is a mistake in the code: {@code 500}, naming the lock
+ * only.</li>
  * </ul>
  * Callers see no more than they need: by default the {@code detail} names the lock, the
  * key and the outcome with its reason category ({@code held elsewhere}, {@code no quorum:
  * masters not connected}, {@code no quorum: held back by the restart guard}), never a
  * master's host, port, state or error. The operator gets the full story: the library's
- * whole message is logged (423 at INFO, 503 and 500 at WARN), at most one line per lock
- * and status per minute, with the number of answers like it that were not logged; the
- * {@code locks} actuator endpoint keeps the last one of each lock. With {@code verbose}
- * ({@code quorumlock.problem-details.verbose=true}, for internal APIs) the detail is the
- * whole message.
+ * whole message is logged (423 and 400 at INFO, 503 and 500 at WARN), at most one line
+ * per lock and status per minute, with the number of answers like it that were not
+ * logged; the {@code locks} actuator endpoint keeps the last one of each lock. With
+ * {@code verbose} ({@code quorumlock.problem-details.verbose=true}, for internal APIs)
+ * the detail is the whole message.
  * <p>
  * At the lowest precedence, so an {@code @ExceptionHandler} in a controller or in the
  * application's own {@code @ControllerAdvice} wins; defining a bean of this type replaces
@@ -131,6 +139,31 @@ public class LockProblemDetails {
 	}
 
 	/**
+	 * {@code 400 Bad Request} naming the lock and the key expression, or {@code 500} when
+	 * the expression itself failed.
+	 * @param ex the failure
+	 * @return the answer
+	 */
+	@ExceptionHandler(LockKeyException.class)
+	public ResponseEntity<ProblemDetail> lockKey(LockKeyException ex) {
+		if (ex instanceof LockKeyExpressionException expression) {
+			String lock = "lock '" + expression.getLock() + "'";
+			if (!expression.isFromArguments()) {
+				return problem(HttpStatus.INTERNAL_SERVER_ERROR, "Lock key not evaluated", lock, ex,
+						lock + ": the key expression could not be evaluated", 0);
+			}
+			return problem(HttpStatus.BAD_REQUEST, "Lock key unusable", lock, ex,
+					lock + ": key \"" + expression.getExpression() + "\" " + expression.getProblem()
+							+ "; nothing was locked and nothing was done",
+					0);
+		}
+		String message = (ex.getMessage() != null) ? ex.getMessage() : "lock key unusable";
+		int hint = message.indexOf(" (quorumlock.");
+		return problem(HttpStatus.BAD_REQUEST, "Lock key unusable", CallerDetail.lockName(ex), ex,
+				(hint > 0) ? message.substring(0, hint) : message, 0);
+	}
+
+	/**
 	 * Seconds until a quorum may vote again: when masters held back by the restart guard
 	 * are what is missing, until enough of them are released; else 1.
 	 */
@@ -160,8 +193,14 @@ public class LockProblemDetails {
 
 	private ResponseEntity<ProblemDetail> problem(HttpStatus status, String title, LockException ex,
 			long retryAfterSeconds) {
-		log(status, ex);
-		String detail = this.verbose ? ex.getMessage() : CallerDetail.of(ex, this.status);
+		return problem(status, title, CallerDetail.lockName(ex), ex, CallerDetail.of(ex, this.status),
+				retryAfterSeconds);
+	}
+
+	private ResponseEntity<ProblemDetail> problem(HttpStatus status, String title, String lock, LockException ex,
+			String callerDetail, long retryAfterSeconds) {
+		log(status, lock, ex);
+		String detail = this.verbose ? ex.getMessage() : callerDetail;
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
 		problem.setTitle(title);
 		ResponseEntity.BodyBuilder response = ResponseEntity.status(status);
@@ -175,12 +214,11 @@ public class LockProblemDetails {
 	 * The whole message for the operator: at most one line per lock and status per
 	 * {@link #LOG_INTERVAL}, counting the answers not logged.
 	 */
-	private void log(HttpStatus status, LockException ex) {
-		boolean warn = status != HttpStatus.LOCKED;
+	private void log(HttpStatus status, String lock, LockException ex) {
+		boolean warn = status != HttpStatus.LOCKED && status != HttpStatus.BAD_REQUEST;
 		if (!(warn ? logger.isWarnEnabled() : logger.isInfoEnabled())) {
 			return;
 		}
-		String lock = CallerDetail.lockName(ex);
 		long now = this.nanoClock.getAsLong();
 		if (this.logged.size() > LOG_KEYS) {
 			// lock names come from code: only a runaway name gets here

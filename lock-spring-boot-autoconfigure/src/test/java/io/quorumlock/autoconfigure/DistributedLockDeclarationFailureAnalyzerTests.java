@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class DistributedLockDeclarationFailureAnalyzerTests {
 
-	private final DistributedLockDeclarationFailureAnalyzer analyzer = new DistributedLockDeclarationFailureAnalyzer();
+	private final DistributedLockDeclarationFailureAnalyzer analyzer = new DistributedLockDeclarationFailureAnalyzer(
+			null);
 
 	@Test
 	void badDurationIsExplained() {
@@ -37,6 +38,29 @@ class DistributedLockDeclarationFailureAnalyzerTests {
 		FailureAnalysis analysis = this.analyzer.analyze(new DistributedLockDeclarationException(
 				"OrderService.pay(Order)", "key", "#order.", "is not a valid SpEL expression"));
 		assertThat(analysis.getAction()).contains("SpEL expression over the method's parameters");
+	}
+
+	@Test
+	void eachActionSaysWhatToChangeWhere() {
+		assertThat(action("key", "@audit.id", "refers to bean 'audit', which does not exist"))
+			.isEqualTo("Define the bean the key names, or correct the bean name in the 'key' attribute of "
+					+ "@DistributedLock on OrderService.pay(Order).");
+		assertThat(action("lease", "-1s", "must not be negative")).isEqualTo("Update the 'lease' attribute of "
+				+ "@DistributedLock on OrderService.pay(Order): write a positive duration, or leave it empty for the "
+				+ "configured default.");
+		assertThat(action("holdAtMost", "1s",
+				"is refused: holdAtMost 1000 ms is shorter than lease 30000 ms " + "(lease from configuration)"))
+			.endsWith("write a holdAtMost not shorter than the lease, or shorten the lease.");
+		assertThat(action("lease (from configuration)", "60000ms",
+				"is longer than quorumlock.rejoin-delay (30000ms), " + "the restart guard in force: ..."))
+			.startsWith("Raise quorumlock.rejoin-delay to at least this lease on every instance");
+		assertThat(action("permits", "0", "must be at least 1")).contains("use permits = 1 for a plain lock");
+	}
+
+	private String action(String attribute, String value, String reason) {
+		return this.analyzer
+			.analyze(new DistributedLockDeclarationException("OrderService.pay(Order)", attribute, value, reason))
+			.getAction();
 	}
 
 	@Test

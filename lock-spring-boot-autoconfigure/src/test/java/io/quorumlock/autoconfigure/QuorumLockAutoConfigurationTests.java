@@ -318,7 +318,9 @@ class QuorumLockAutoConfigurationTests {
 				assertThat(analysis.getDescription()).contains("'quorumlock.node-timeout' is '10s'")
 					.contains("(from \"quorumlock.node-timeout\" from property source \"mockProperties\")")
 					.contains("must be below a third of every lease");
-				assertThat(analysis.getAction()).contains("Lower quorumlock.node-timeout");
+				assertThat(analysis.getAction())
+					.startsWith("Where it is set (\"quorumlock.node-timeout\" from property "
+							+ "source \"mockProperties\"): Lower quorumlock.node-timeout");
 			});
 	}
 

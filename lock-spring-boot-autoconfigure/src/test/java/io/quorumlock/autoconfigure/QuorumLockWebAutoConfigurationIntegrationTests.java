@@ -2,6 +2,7 @@ package io.quorumlock.autoconfigure;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -21,11 +22,13 @@ import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.WebApplicationContext;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
+import io.quorumlock.DistributedLock;
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
 import io.quorumlock.LockNotAcquiredException;
@@ -121,6 +124,38 @@ class QuorumLockWebAutoConfigurationIntegrationTests {
 	}
 
 	@Test
+	void runWhenAKeyEvaluatesToNullOrEmptyShouldAnswer400NamingTheLockAndTheExpression(CapturedOutput output) {
+		SeatController.runs.set(0);
+		this.runner.withUserConfiguration(Seats.class).run((context) -> {
+			MockMvc mvc = mvc(context);
+			MvcResult missing = mvc.perform(post("/hold")).andReturn();
+			assertThat(missing.getResponse().getStatus()).isEqualTo(400);
+			assertThat(missing.getResponse().getContentType()).startsWith("application/problem+json");
+			assertThat(missing.getResponse().getContentAsString()).contains("\"title\":\"Lock key unusable\"")
+				.contains("lock 'seats': key \\\"#seat\\\" evaluated to null; nothing was locked and nothing was done")
+				.doesNotContain("SeatController");
+			MvcResult empty = mvc.perform(post("/hold?seat=")).andReturn();
+			assertThat(empty.getResponse().getStatus()).isEqualTo(400);
+			assertThat(empty.getResponse().getContentAsString())
+				.contains("lock 'seats': key \\\"#seat\\\" evaluated to an empty string");
+			MvcResult missingOnTheWay = mvc.perform(post("/hold-for")).andReturn();
+			assertThat(missingOnTheWay.getResponse().getStatus()).as("a null on the way to the key").isEqualTo(400);
+			assertThat(missingOnTheWay.getResponse().getContentAsString())
+				.contains("lock 'SeatController.holdFor': key \\\"#customer.trim()\\\" could not be evaluated");
+			MvcResult codeMistake = mvc.perform(post("/hold-badly?seat=7")).andReturn();
+			assertThat(codeMistake.getResponse().getStatus()).as("an expression no request can satisfy").isEqualTo(500);
+			assertThat(codeMistake.getResponse().getContentAsString())
+				.contains("lock 'seats': the key expression could not be evaluated")
+				.doesNotContain("noSuchProperty");
+			assertThat(mvc.perform(post("/hold?seat=7")).andReturn().getResponse().getContentAsString())
+				.isEqualTo("held 7");
+			assertThat(SeatController.runs).as("runs of the guarded methods").hasValue(1);
+			assertThat(output).contains("quorumlock: answered 400 Bad Request: @DistributedLock on "
+					+ "SeatController.hold(String): key \"#seat\" evaluated to null; the method did not run");
+		});
+	}
+
+	@Test
 	void runWithTheApplicationsOwnHandlersShouldLetThemWin() {
 		for (RedisServer node : redis.nodes()) {
 			node.call("SET", "lock:payments:{8}", "another-holder", "PX", "60000");
@@ -173,6 +208,45 @@ class QuorumLockWebAutoConfigurationIntegrationTests {
 			try (Lease lease = this.locks.acquire(LockRequest.of(id).name("payments"))) {
 				return "paid";
 			}
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableWebMvc
+	static class Seats {
+
+		@Bean
+		SeatController seatController() {
+			return new SeatController();
+		}
+
+	}
+
+	@RestController
+	static class SeatController {
+
+		static final AtomicInteger runs = new AtomicInteger();
+
+		@PostMapping("/hold")
+		@DistributedLock(name = "seats", key = "#seat")
+		public String hold(@RequestParam(name = "seat", required = false) String seat) {
+			runs.incrementAndGet();
+			return "held " + seat;
+		}
+
+		@PostMapping("/hold-for")
+		@DistributedLock(key = "#customer.trim()")
+		public String holdFor(@RequestParam(name = "customer", required = false) String customer) {
+			runs.incrementAndGet();
+			return "held for " + customer;
+		}
+
+		@PostMapping("/hold-badly")
+		@DistributedLock(name = "seats", key = "#seat.noSuchProperty")
+		public String holdBadly(@RequestParam(name = "seat", required = false) String seat) {
+			runs.incrementAndGet();
+			return "held " + seat;
 		}
 
 	}

@@ -10,8 +10,10 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.util.TestPropertyValues;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.StandardEnvironment;
 
 import io.quorumlock.DistributedLock;
 import io.quorumlock.aop.DistributedLockDeclarationException;
@@ -58,7 +60,7 @@ class StartupMistakesTests {
 			DistributedLockDeclarationException failure = cause(context.getStartupFailure());
 			assertThat(failure).hasMessageContaining("PrivateMethod.settle(String): modifier \"private\" makes the "
 					+ "method impossible to lock: a Spring proxy never intercepts it");
-			FailureAnalysis analysis = new DistributedLockDeclarationFailureAnalyzer()
+			FailureAnalysis analysis = new DistributedLockDeclarationFailureAnalyzer(null)
 				.analyze(context.getStartupFailure());
 			assertThat(analysis.getAction()).contains("call it on the injected bean, not on 'this'");
 		});
@@ -69,6 +71,57 @@ class StartupMistakesTests {
 		this.runner.withUserConfiguration(FinalMethodConfiguration.class)
 			.run((context) -> assertThat(cause(context.getStartupFailure()))
 				.hasMessageContaining("modifier \"final\""));
+	}
+
+	@Test
+	void runWhenSeveralAnnotatedMethodsAreBadShouldNameThemAllAtOnce() {
+		this.runner.withUserConfiguration(PrivateMethodConfiguration.class, FinalMethodConfiguration.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new DistributedLockDeclarationFailureAnalyzer(null)
+					.analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription()).startsWith("2 @DistributedLock declarations are invalid:")
+					.contains("FinalMethod.settle(String) is invalid: modifier \"final\"")
+					.contains("PrivateMethod.settle(String) is invalid: modifier \"private\"");
+				assertThat(analysis.getAction()).contains("Make FinalMethod.settle(String) public")
+					.contains("Make PrivateMethod.settle(String) public");
+			});
+	}
+
+	@Test
+	void runWhenTheNodeTimeoutIsTooLongForAnAnnotatedLeaseShouldBlameTheNodeTimeout() {
+		String[] properties = { "quorumlock.node-timeout=2s" };
+		this.runner.withPropertyValues(properties)
+			.withUserConfiguration(ShortLeaseConfiguration.class)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				StandardEnvironment environment = new StandardEnvironment();
+				TestPropertyValues.of(properties).applyTo(environment);
+				FailureAnalysis analysis = new DistributedLockDeclarationFailureAnalyzer(environment)
+					.analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription()).startsWith("Invalid quorumlock configuration: "
+						+ "'quorumlock.node-timeout' is '2s' (from \"quorumlock.node-timeout\" from property source \"test\"), too "
+						+ "long for the lease of \"5s\" on ShortLease.hold(String)")
+					.doesNotContain("annotation on");
+				assertThat(analysis.getAction())
+					.startsWith("Lower quorumlock.node-timeout (in \"quorumlock.node-timeout\" from property source "
+							+ "\"test\") below 1667ms (a third of the shortest lease, \"5s\" on ShortLease.hold(String))")
+					.doesNotStartWith("Update the 'lease'");
+			});
+	}
+
+	@Test
+	void runWhenAnAnnotatedLeaseIsTooShortForTheDefaultNodeTimeoutShouldBlameTheLease() {
+		this.runner.withUserConfiguration(TinyLeaseConfiguration.class).run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new DistributedLockDeclarationFailureAnalyzer(new StandardEnvironment())
+				.analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).startsWith(
+					"The @DistributedLock annotation on " + "TinyLease.hold(String) is invalid: lease \"100ms\"");
+			assertThat(analysis.getAction()).isEqualTo("Update the 'lease' attribute of @DistributedLock on "
+					+ "TinyLease.hold(String): lengthen the lease to more than 150ms, three times "
+					+ "quorumlock.node-timeout (50ms).");
+		});
 	}
 
 	@Test
@@ -167,6 +220,42 @@ class StartupMistakesTests {
 
 		@DistributedLock(key = "#id")
 		public final void settle(String id) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ShortLeaseConfiguration {
+
+		@Bean
+		ShortLease shortLease() {
+			return new ShortLease();
+		}
+
+	}
+
+	static class ShortLease {
+
+		@DistributedLock(key = "#seat", lease = "5s")
+		public void hold(String seat) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TinyLeaseConfiguration {
+
+		@Bean
+		TinyLease tinyLease() {
+			return new TinyLease();
+		}
+
+	}
+
+	static class TinyLease {
+
+		@DistributedLock(key = "#seat", lease = "100ms")
+		public void hold(String seat) {
 		}
 
 	}

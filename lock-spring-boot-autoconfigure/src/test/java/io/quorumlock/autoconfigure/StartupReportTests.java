@@ -14,6 +14,9 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.test.util.TestPropertyValues;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,7 +43,7 @@ class StartupReportTests {
 	void runWhenNodesIsMisspeltShouldFailNamingTheNearestProperty() {
 		this.runner.withPropertyValues("quorumlock.node=redis://127.0.0.1:" + PORT_A).run((context) -> {
 			assertThat(context).hasFailed();
-			FailureAnalysis analysis = new UnknownQuorumLockPropertyFailureAnalyzer()
+			FailureAnalysis analysis = new UnknownQuorumLockPropertyFailureAnalyzer(null)
 				.analyze(context.getStartupFailure());
 			assertThat(analysis).isNotNull();
 			assertThat(analysis.getDescription()).contains("'quorumlock.node'")
@@ -57,7 +60,7 @@ class StartupReportTests {
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(cause(context.getStartupFailure())).isNotNull();
-				assertThat(new UnknownQuorumLockPropertyFailureAnalyzer().analyze(context.getStartupFailure())
+				assertThat(new UnknownQuorumLockPropertyFailureAnalyzer(null).analyze(context.getStartupFailure())
 					.getDescription()).contains("'quorumlock.instances.orders.leese'")
 					.contains("did you mean 'quorumlock.instances.orders.lease'?");
 			});
@@ -68,7 +71,7 @@ class StartupReportTests {
 		this.runner.withPropertyValues("quorumlock.nodes[0]=redis://127.0.0.1:" + PORT_A, "quorumlock.wait-at-mots=2s")
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				FailureAnalysis analysis = new UnknownQuorumLockPropertyFailureAnalyzer()
+				FailureAnalysis analysis = new UnknownQuorumLockPropertyFailureAnalyzer(null)
 					.analyze(context.getStartupFailure());
 				assertThat(analysis.getDescription()).contains("did you mean 'quorumlock.wait-at-most'?");
 				assertThat(analysis.getAction()).contains("quorumlock.wait-at-most", "quorumlock.lease",
@@ -86,9 +89,69 @@ class StartupReportTests {
 			.withPropertyValues("quorumlock.nodes[0].uri=redis://127.0.0.1:" + PORT_A,
 					"quorumlock.nodes[1].uri=redis://127.0.0.1:" + PORT_B, "quorumlock.nodes[1].usrname=app")
 			.run((context) -> assertThat(
-					new UnknownQuorumLockPropertyFailureAnalyzer().analyze(context.getStartupFailure())
+					new UnknownQuorumLockPropertyFailureAnalyzer(null).analyze(context.getStartupFailure())
 						.getDescription())
 				.contains("did you mean 'quorumlock.nodes[1].username'?"));
+	}
+
+	@Test
+	void runWhenSeveralPropertiesAreMisspeltShouldNameThemAllAtOnce() {
+		String[] properties = { "quorumlock.nodes[0].uri=redis://127.0.0.1:" + PORT_A,
+				"quorumlock.nodes[0].pasword=secret", "quorumlock.wait-at-mots=2s",
+				"quorumlock.instances.seats.wiat-at-most=1s", "quorumlock.instances.seats.lease=10s" };
+		this.runner.withPropertyValues(properties).run((context) -> {
+			assertThat(context).hasFailed();
+			StandardEnvironment environment = new StandardEnvironment();
+			TestPropertyValues.of(properties).applyTo(environment);
+			FailureAnalysis analysis = new UnknownQuorumLockPropertyFailureAnalyzer(environment)
+				.analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription())
+				.contains("'quorumlock.nodes[0].pasword' (from \"quorumlock.nodes[0].pasword\" from property source "
+						+ "\"test\") is not a quorumlock property; did you mean 'quorumlock.nodes[0].password'?")
+				.contains(
+						"'quorumlock.wait-at-mots' (from \"quorumlock.wait-at-mots\" from property source \"test\") is "
+								+ "not a quorumlock property; did you mean 'quorumlock.wait-at-most'?")
+				.contains("'quorumlock.instances.seats.wiat-at-most' (from \"quorumlock.instances.seats.wiat-at-most\" "
+						+ "from property source \"test\") is not a quorumlock property; did you mean "
+						+ "'quorumlock.instances.seats.wait-at-most'?")
+				.doesNotContain("'quorumlock.nodes[0].uri'", "'quorumlock.instances.seats.lease'");
+			assertThat(analysis.getAction()).startsWith("Rename 'quorumlock.instances.seats.wiat-at-most' to "
+					+ "'quorumlock.instances.seats.wait-at-most' in \"quorumlock.instances.seats.wiat-at-most\" from "
+					+ "property source \"test\"; 'quorumlock.nodes[0].pasword' to 'quorumlock.nodes[0].password' in ");
+		});
+	}
+
+	@Test
+	void everyValidPropertyInTheEnvironmentIsKnownWhateverItsForm() {
+		StandardEnvironment environment = new StandardEnvironment();
+		TestPropertyValues
+			.of("quorumlock.nodes=redis://a:1,redis://b:1", "quorumlock.nodes[0]=redis://a:1",
+					"quorumlock.nodes[1].uri=redis://b:1", "quorumlock.nodes[1].password=p",
+					"quorumlock.instances.orders.wait-at-most=2s", "quorumlock.retry-delay=10ms..200ms",
+					"quorumlock.retry-delay.min=10ms", "quorumlock.fresh-master-run-ids[0]=abc",
+					"quorumlock.metrics.enabled=false", "quorumlock.fencing.counter-ttl=1h", "quorumlock.holdAtMost=1m",
+					"quorumlock.wait-at-mots=1s")
+			.applyTo(environment);
+		// left out, as the binder leaves them: a system property or variable may hold
+		// anything
+		environment.getPropertySources()
+			.replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+					new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+							java.util.Map.of("QUORUMLOCK_WAITATMOTS", "1s")));
+		environment.getPropertySources()
+			.replace(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME,
+					new org.springframework.core.env.PropertiesPropertySource(
+							StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME,
+							properties("quorumlock.test.redis-server", "/usr/bin/redis-server")));
+		assertThat(new UnknownQuorumLockPropertyFailureAnalyzer(environment).unknownInEnvironment())
+			.extracting((property) -> property.getName().toString())
+			.containsExactly("quorumlock.wait-at-mots");
+	}
+
+	private static java.util.Properties properties(String name, String value) {
+		java.util.Properties properties = new java.util.Properties();
+		properties.setProperty(name, value);
+		return properties;
 	}
 
 	@Test

@@ -14,9 +14,11 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 
 import io.quorumlock.LeaseLostException;
+import io.quorumlock.LockKeyException;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.QuorumUnavailableException;
 import io.quorumlock.RegistryStatus;
+import io.quorumlock.aop.LockKeyExpressionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -114,6 +116,30 @@ class LockProblemDetailsTests {
 	void aKeyThatLooksLikeTheEndOfTheOpeningIsCutShortNeverRunPast() {
 		assertThat(detail423("lock key 'a': b': not acquired, held elsewhere (10.0.0.2:6379: not connected)"))
 			.isEqualTo("lock key 'a': not acquired, held elsewhere");
+	}
+
+	@Test
+	void anUnusableKeyIsTheCallersMistakeNamingTheLockAndTheExpression() {
+		ResponseEntity<ProblemDetail> answer = this.handlers.lockKey(new LockKeyExpressionException(
+				"SeatService.hold(Hold)", "seats", "#hold.seat", "evaluated to null", true));
+		assertThat(answer.getStatusCode().value()).isEqualTo(400);
+		assertThat(answer.getBody().getTitle()).isEqualTo("Lock key unusable");
+		assertThat(answer.getBody().getDetail())
+			.isEqualTo("lock 'seats': key \"#hold.seat\" evaluated to null; nothing was locked and nothing was done");
+		assertThat(this.handlers
+			.lockKey(new LockKeyException("lock 'n' key 'customer-0123...' is 19 characters long, above the maximum "
+					+ "of 16 (quorumlock.max-key-length, QuorumLockEngine.Builder.maxKeyLength)"))
+			.getBody()
+			.getDetail()).isEqualTo("lock 'n' key 'customer-0123...' is 19 characters long, above the maximum of 16");
+	}
+
+	@Test
+	void aKeyExpressionThatFailsWhateverTheRequestIsTheServersMistake() {
+		ResponseEntity<ProblemDetail> answer = this.handlers
+			.lockKey(new LockKeyExpressionException("SeatService.hold(Hold)", "seats", "#hold.nosuch",
+					"could not be evaluated: EL1008E: Property or field 'nosuch' cannot be found", false));
+		assertThat(answer.getStatusCode().value()).isEqualTo(500);
+		assertThat(answer.getBody().getDetail()).isEqualTo("lock 'seats': the key expression could not be evaluated");
 	}
 
 	@Test

@@ -18,7 +18,10 @@ import io.quorumlock.RegistryStatus;
  * QuorumReadiness.await(registry, Duration.ofSeconds(10));
  * </pre>
  *
- * A registry that reports no status (the in-memory one) is always ready.
+ * A registry that reports no status (the in-memory one) is always ready. In a Spring Boot
+ * application with Actuator the injected {@link DistributedLockRegistry} is the observed
+ * wrapper, which reports no status: pass the {@link RegistryStatus} bean instead
+ * ({@link #await(RegistryStatus, Duration)}).
  */
 public final class QuorumReadiness {
 
@@ -36,9 +39,20 @@ public final class QuorumReadiness {
 	 * master's state
 	 */
 	public static void await(DistributedLockRegistry registry, Duration atMost) {
-		if (!(registry instanceof RegistryStatus status)) {
-			return;
+		if (registry instanceof RegistryStatus status) {
+			await(status, atMost);
 		}
+	}
+
+	/**
+	 * Wait until a registry's status shows a quorum of masters voting.
+	 * @param status the registry's status (in a Spring Boot application, the
+	 * {@link RegistryStatus} bean)
+	 * @param atMost how long to wait
+	 * @throws AssertionError if no quorum votes within {@code atMost}, naming each
+	 * master's state
+	 */
+	public static void await(RegistryStatus status, Duration atMost) {
 		long deadline = System.nanoTime() + atMost.toNanos();
 		while (!status.quorumAvailable()) {
 			if (System.nanoTime() - deadline >= 0) {

@@ -3,7 +3,9 @@ package io.quorumlock.sample.e2e;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.net.URLEncoder;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -80,6 +82,34 @@ class ForceUnlockEndToEndTests {
 						(line) -> line.contains("WARN") && line.contains("force-unlock of lock key lock:orders:{42}")));
 
 		assertThat(delete("/actuator/locks/elsewhere:%7B42%7D").statusCode()).isEqualTo(400);
+		stuck.releaseAsync();
+	}
+
+	@Test
+	void aKeyWithASlashIsForcedOpenByItsEncodedQueryParameter() throws Exception {
+		Lease stuck = this.locks
+			.acquire(LockRequest.of("reports/2026").name("files").renew(false).waitAtMost(Duration.ofSeconds(10)));
+		assertThat(redis.node(0).exists("lock:files:{reports/2026}")).isTrue();
+		String encoded = URLEncoder.encode("lock:files:{reports/2026}", StandardCharsets.UTF_8);
+		assertThat(encoded).contains("%2F");
+
+		HttpResponse<String> delete = delete("/actuator/locks?key=" + encoded);
+		assertThat(delete.statusCode()).isEqualTo(200);
+		assertThat(delete.body()).contains("\"key\":\"lock:files:{reports/2026}\"").contains("\"deletedOnNodes\":1");
+		assertThat(redis.node(0).exists("lock:files:{reports/2026}")).isFalse();
+		assertThat(delete("/actuator/locks?key=" + URLEncoder.encode("elsewhere:{a/b}", StandardCharsets.UTF_8))
+			.statusCode()).isEqualTo(400);
+		assertThat(delete("/actuator/locks").statusCode()).as("no key").isEqualTo(400);
+		stuck.releaseAsync();
+	}
+
+	@Test
+	void aKeyWithASlashIsForcedOpenWithTheSlashWrittenAsItIsInThePath() throws Exception {
+		Lease stuck = this.locks
+			.acquire(LockRequest.of("a/b").name("files").renew(false).waitAtMost(Duration.ofSeconds(10)));
+		HttpResponse<String> delete = delete("/actuator/locks/lock:files:%7Ba/b%7D");
+		assertThat(delete.statusCode()).isEqualTo(200);
+		assertThat(redis.node(0).exists("lock:files:{a/b}")).isFalse();
 		stuck.releaseAsync();
 	}
 

@@ -46,12 +46,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The adapters users call on a loaded machine: the {@code @DistributedLock}
- * aspect, the ShedLock {@link LockProvider} and the Spring Integration
- * {@link LockRegistry}, auto-configured with the defaults (only the restart guard is off:
- * fresh fixture masters), while busy threads, four per core, saturate the test JVM; on
- * one and on three masters, and on three while one master at a time is stopped for 250
- * ms. On free keys every call is granted: no {@link LockNotAcquiredException}, no
+ * The adapters users call on a loaded machine: the {@code @DistributedLock} aspect, the
+ * ShedLock {@link LockProvider} and the Spring Integration {@link LockRegistry},
+ * auto-configured with the defaults (only the restart guard is off: fresh fixture
+ * masters), while busy threads, four per core, saturate the test JVM; on one and on three
+ * masters, and on three while one master at a time is stopped for 250 ms. On free keys
+ * every call is granted: no {@link LockNotAcquiredException}, no
  * {@link QuorumUnavailableException}, no empty ShedLock lock, no {@code tryLock()} false,
  * and no lease renewed meanwhile is reported lost. Bounded in calls and time; no timing
  * is asserted. (The engine's own loaded-machine suite is lock-test's

@@ -29,14 +29,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The lock contract on a loaded machine: busy threads, four per core, saturate
- * the test JVM while the engine runs with its defaults (only the restart guard is off:
- * fresh fixture masters), on one and on three masters, and on three while one master at a
- * time is stopped for 250 ms. On free keys, blocking {@code acquire},
- * {@code acquireAsync}, the {@code Lock} view's {@code tryLock()} and {@code tryAcquire}
- * are all granted: no {@link LockNotAcquiredException}, no
- * {@link QuorumUnavailableException} while a quorum of masters is healthy, and no lease
- * renewed meanwhile is reported lost. Bounded in calls and time; no timing is asserted.
+ * The lock contract on a loaded machine: busy threads, four per core, saturate the test
+ * JVM while the engine runs with its defaults (only the restart guard is off: fresh
+ * fixture masters), on one and on three masters, and on three while one master at a time
+ * is stopped for 250 ms. On free keys, blocking {@code acquire}, {@code acquireAsync},
+ * the {@code Lock} view's {@code tryLock()} and {@code tryAcquire} are all granted: no
+ * {@link LockNotAcquiredException}, no {@link QuorumUnavailableException} while a quorum
+ * of masters is healthy, and no lease renewed meanwhile is reported lost. Bounded in
+ * calls and time; no timing is asserted.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class LoadedMachineIntegrationTests {

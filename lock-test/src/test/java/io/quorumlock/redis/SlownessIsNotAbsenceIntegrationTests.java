@@ -33,10 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Slowness is not absence (only an answer decides): a master
- * that did not answer in time is unknown, never "no", "gone" or "held elsewhere". With
- * the engine's defaults (only the restart guard is off: the fixture's masters are fresh)
- * and {@code waitAtMost = 0}:
+ * Slowness is not absence (only an answer decides): a master that did not answer in time
+ * is unknown, never "no", "gone" or "held elsewhere". With the engine's defaults (only
+ * the restart guard is off: the fixture's masters are fresh) and {@code waitAtMost = 0}:
  * <ul>
  * <li>a stall of every master (or of a majority) for 250 ms during a call, which is what
  * a client sees when its own process is stopped for a moment, is waited out: the call is

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.RegistryStatus;
 
 /**
@@ -15,13 +14,12 @@ import io.quorumlock.RegistryStatus;
  *
  * <pre class="code">
  * masters.node(1).restart();
- * QuorumReadiness.await(registry, Duration.ofSeconds(10));
+ * QuorumReadiness.await(status, Duration.ofSeconds(10));
  * </pre>
  *
- * A registry that reports no status (the in-memory one) is always ready. In a Spring Boot
- * application with Actuator the injected {@link DistributedLockRegistry} is the observed
- * wrapper, which reports no status: pass the {@link RegistryStatus} bean instead
- * ({@link #await(RegistryStatus, Duration)}).
+ * Pass the registry's {@link RegistryStatus}: the engine itself, or in a Spring Boot
+ * application the {@code RegistryStatus} bean (with Actuator the injected
+ * {@code DistributedLockRegistry} is an observed wrapper that reports no status).
  */
 public final class QuorumReadiness {
 
@@ -29,19 +27,6 @@ public final class QuorumReadiness {
 	private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
 	private QuorumReadiness() {
-	}
-
-	/**
-	 * Wait until {@code registry} sees a quorum of masters voting.
-	 * @param registry the registry under test
-	 * @param atMost how long to wait
-	 * @throws AssertionError if no quorum votes within {@code atMost}, naming each
-	 * master's state
-	 */
-	public static void await(DistributedLockRegistry registry, Duration atMost) {
-		if (registry instanceof RegistryStatus status) {
-			await(status, atMost);
-		}
 	}
 
 	/**

@@ -31,8 +31,16 @@ import java.util.function.LongConsumer;
  * further loss happened since. Any lease granted with this master before the loss was
  * granted before the nonce existed, so it has expired by then.
  * <p>
- * A master that kept its data (restarted from an append-only file) still has its marker
- * and votes at once, whatever its new {@code run_id}. A marker with another dataset id
+ * Trust follows the dataset's replication history, not the server process: the marker
+ * records the replication id ({@code master_replid}) of the server last vetted, which the
+ * granting scripts compare with the server's own ({@link Script#VETTED}), so a server
+ * switched behind an open connection never votes. A master whose replication id is not
+ * the one vetted (a replica promoted, a resync and failback, a restart) may lack writes:
+ * unless the change loses nothing (a restart that keeps every write, on a dataset never
+ * seen with replicas; the same process with a new backlog), the suspicion is recorded on
+ * the master itself ({@link Script#GUARD_SUSPECT}), so that no restart erases it, and the
+ * master is held back from when this engine first saw it, then vetted again
+ * ({@link Script#GUARD_VET}). A replica does not vote. A marker with another dataset id
  * than the one this engine last trusted on this entry (another server behind the address,
  * or a loss handled while this engine was away) is held back the same way, from when this
  * engine first saw it. Server processes an operator declared brand new

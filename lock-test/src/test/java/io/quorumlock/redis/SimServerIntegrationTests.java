@@ -106,11 +106,12 @@ class SimServerIntegrationTests {
 		}
 		String m = "lock:{quorumlock:marker}";
 		String p = "lock:{quorumlock:pending}";
+		String g = "lock:{quorumlock:guards}";
 		String k = "lock:{k}";
 		// the restart guard: no marker, a pending nonce, the marker written
 		eval(Compare.EXACT, Script.ACQUIRE, 2, k, m, "t1", "5000");
-		eval(Compare.IDS, Script.GUARD_READ, 2, m, p, "nonce1", "3000");
-		eval(Compare.IDS, Script.GUARD_READ, 2, m, p, "nonce2", "2000");
+		eval(Compare.IDS, Script.GUARD_READ, 3, m, p, g, "nonce1", "3000", "e-3000", "who", "60000");
+		eval(Compare.IDS, Script.GUARD_READ, 3, m, p, g, "nonce2", "2000", "e-2000", "who", "60000");
 		eval(Compare.EXACT, Script.GUARD_PROMOTE, 2, m, p, "nonce2", "id1", "3000", "run1");
 		eval(Compare.EXACT, Script.GUARD_PROMOTE, 2, m, p, "nonce1", "id1", "3000", "run1");
 		eval(Compare.EXACT, Script.ACQUIRE, 2, k, m, "t0", "5000");
@@ -127,14 +128,14 @@ class SimServerIntegrationTests {
 		eval(Compare.EXACT, Script.GUARD_SUSPECT, 1, m, "id2", "n8 r8", "n7 r7");
 		eval(Compare.EXACT, Script.GUARD_VET, 1, m, "id1", "run2", REPLID, "");
 		eval(Compare.EXACT, Script.GUARD_VET, 1, m, "id1", "run2", REPLID, "n7 r7");
-		eval(Compare.IDS, Script.GUARD_READ, 2, m, p, "nonce3", "4000");
+		eval(Compare.IDS, Script.GUARD_READ, 3, m, p, g, "nonce3", "4000", "e-4000", "who", "60000");
 		step(Compare.FIELDS, "HGETALL", m);
 		// a master seen evicting: the marker goes, a new nonce, the longest guard kept
 		eval(Compare.EXACT, Script.GUARD_EVICTED, 2, m, p, "nonce4", "3500");
 		step(Compare.FIELDS, "HGETALL", p);
 		eval(Compare.EXACT, Script.ACQUIRE, 2, k, m, "t1", "5000");
 		eval(Compare.EXACT, Script.GUARD_EVICTED, 2, m, p, "nonce5", "6000");
-		eval(Compare.IDS, Script.GUARD_READ, 2, m, p, "nonce6", "4000");
+		eval(Compare.IDS, Script.GUARD_READ, 3, m, p, g, "nonce6", "4000", "e-4000", "who", "60000");
 		eval(Compare.EXACT, Script.GUARD_PROMOTE, 2, m, p, "nonce5", "id1", "6000", "run1");
 		step(Compare.FIELDS, "HGETALL", m);
 		// an exclusive grant, its renewal, batch, hold, fencing, release

@@ -310,27 +310,30 @@ public record Script(String name, String text, String sha1) {
 
 	/**
 	 * The restart guard's read of a master's dataset marker ({@link ServerState}), with
-	 * the server's own replication history read in the same atomic step. KEYS[1] the
-	 * dataset marker, KEYS[2] the pending record; ARGV[1] a new nonce, ARGV[2] this
-	 * engine's restart guard in milliseconds. Returns {found, id, guard, vetted, replid,
-	 * suspect, replicated, role, own replid, own replid2, own run_id}. Where the marker
-	 * is there (found 1), id is its dataset id, vetted the run_id and replid the
-	 * {@code master_replid} of the server the guard last vetted, suspect the possible
-	 * loss recorded on it ("nonce replid", or empty) and replicated "1" once the dataset
-	 * was seen with replicas (then a new process cannot be told from a promoted replica).
-	 * Where it is not (found 0: the master lost its data), the pending record names the
-	 * loss by a nonce, created now by the first engine to see it. Either record keeps the
-	 * longest guard any engine of these masters has, raised to ARGV[2]; the guard
-	 * returned is that. A replica (role not master) is only read: it takes no writes.
+	 * the server's own replication history read in the same atomic step, and the record
+	 * of this engine's guard. KEYS[1] the dataset marker, KEYS[2] the pending record,
+	 * KEYS[3] the guards recorded by the engines of these masters; ARGV[1] a new nonce,
+	 * ARGV[2] this engine's restart guard in milliseconds, ARGV[3] this engine's id,
+	 * ARGV[4] who it is (host, process), ARGV[5] how long its record lasts unless
+	 * renewed, in milliseconds of the server's clock. Returns {found, id, guard, vetted,
+	 * replid, suspect, replicated, role, own replid, own replid2, own run_id, by,
+	 * others}. Where the marker is there (found 1), id is its dataset id, vetted the
+	 * run_id and replid the {@code master_replid} of the server the guard last vetted,
+	 * suspect the possible loss recorded on it ("nonce replid", or empty) and replicated
+	 * "1" once the dataset was seen with replicas (then a new process cannot be told from
+	 * a promoted replica). Where it is not (found 0: the master lost its data), the
+	 * pending record names the loss by a nonce, created now by the first engine to see
+	 * it. Guard is the longest guard of the engines whose records are live (renewed
+	 * within their time: each engine renews its own at every read, about every second),
+	 * at least ARGV[2], by whom it was recorded if not this engine (else empty), and
+	 * others the longest of the other engines' (0 if none); records past their time are
+	 * removed. A replica (role not master) is only read: it takes no writes.
 	 */
 	public static final Script GUARD_READ = of("guard-read", IDENTITY + """
 			local master = role == 'master'
-			local guard = tonumber(ARGV[2])
-			local record = KEYS[2]
 			local found = 0
 			local id = false
 			if redis.call('exists', KEYS[1]) == 1 then
-				record = KEYS[1]
 				found = 1
 				id = redis.call('hget', KEYS[1], 'id')
 				if master and replicas > 0 then
@@ -343,11 +346,32 @@ public record Script(String name, String text, String sha1) {
 					redis.call('hset', KEYS[2], 'nonce', id)
 				end
 			end
-			local recorded = tonumber(redis.call('hget', record, 'guard') or '0')
-			if recorded < guard and master then
-				redis.call('hset', record, 'guard', ARGV[2])
-			elseif recorded > guard then
-				guard = recorded
+			local clock = redis.call('time')
+			local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+			if master then
+				redis.call('hset', KEYS[3], ARGV[3],
+					ARGV[2] .. ' ' .. string.format('%d', now + tonumber(ARGV[5])) .. ' ' .. ARGV[4])
+			end
+			local guard = tonumber(ARGV[2])
+			local by = ''
+			local others = 0
+			local records = redis.call('hgetall', KEYS[3])
+			for i = 1, #records, 2 do
+				local g, e, who = string.match(records[i + 1], '^(%d+) (%d+) ?(.*)$')
+				if not g or tonumber(e) < now then
+					if master then
+						redis.call('hdel', KEYS[3], records[i])
+					end
+				elseif records[i] ~= ARGV[3] then
+					g = tonumber(g)
+					if g > others then
+						others = g
+					end
+					if g > guard then
+						guard = g
+						by = who
+					end
+				end
 			end
 			local function field(name)
 				if found == 1 then
@@ -356,14 +380,15 @@ public record Script(String name, String text, String sha1) {
 				return ''
 			end
 			return {found, id or '', guard, field('vetted'), field('replid'), field('suspect'), field('replicated'),
-				role, replid, replid2, runid}
+				role, replid, replid2, runid, by, others}
 			""");
 
 	/**
 	 * The end of a master's hold-back after it lost its data: write its dataset marker,
 	 * if its data was not lost again meanwhile. KEYS[1] the dataset marker, KEYS[2] the
 	 * pending record; ARGV[1] the nonce held back for, ARGV[2] a new dataset id, ARGV[3]
-	 * the guard in milliseconds, ARGV[4] the run_id of the server process held back; the
+	 * the guard held back for in milliseconds (not recorded: each engine records its own,
+	 * {@link #GUARD_READ}), ARGV[4] the run_id of the server process held back; the
 	 * marker records the server's own {@code master_replid} as vetted. Returns {1, id}
 	 * with the marker's id (the new one, or the one another engine wrote first), or {0}
 	 * when the pending record no longer holds the nonce (the data was lost again: the
@@ -379,7 +404,7 @@ public record Script(String name, String text, String sha1) {
 			if role ~= 'master' then
 				return {0}
 			end
-			redis.call('hset', KEYS[1], 'id', ARGV[2], 'guard', ARGV[3], 'vetted', ARGV[4], 'replid', replid)
+			redis.call('hset', KEYS[1], 'id', ARGV[2], 'vetted', ARGV[4], 'replid', replid)
 			redis.call('del', KEYS[2])
 			return {1, ARGV[2]}
 			""");
@@ -443,18 +468,12 @@ public record Script(String name, String text, String sha1) {
 	 * record, not the delete. KEYS[1] the dataset marker, KEYS[2] the pending record;
 	 * ARGV[1] the new nonce, ARGV[2] this engine's restart guard in milliseconds. Returns
 	 * {0, nonce, guard}, as {@link #GUARD_READ} does for a master without its marker,
-	 * with the longest guard either record kept, raised to ARGV[2].
+	 * with this engine's guard (the engines' records are read by {@link #GUARD_READ}).
 	 */
 	public static final Script GUARD_EVICTED = of("guard-evicted", """
-			local guard = tonumber(ARGV[2])
-			local recorded = math.max(tonumber(redis.call('hget', KEYS[1], 'guard') or '0'),
-				tonumber(redis.call('hget', KEYS[2], 'guard') or '0'))
-			if recorded > guard then
-				guard = recorded
-			end
 			redis.call('del', KEYS[1])
-			redis.call('hset', KEYS[2], 'nonce', ARGV[1], 'guard', tostring(guard))
-			return {0, ARGV[1], guard}
+			redis.call('hset', KEYS[2], 'nonce', ARGV[1])
+			return {0, ARGV[1], tonumber(ARGV[2])}
 			""");
 
 	public static Script of(String name, String text) {

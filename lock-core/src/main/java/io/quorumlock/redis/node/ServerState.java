@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.LongConsumer;
+import java.util.logging.Logger;
 
 /**
  * What a node knows of its server on the connection open now: its {@code run_id} (to
@@ -75,6 +76,17 @@ public final class ServerState {
 	 * does not know on this entry; since this engine first saw it.
 	 */
 	private record Hold(String what, long since) {
+	}
+
+	private static final Logger log = Logger.getLogger(ServerState.class.getName());
+
+	/** The dataset marker and the pending record, for the scripts that use both. */
+	private String[] pair() {
+		return new String[] { this.guardKeys[0], this.guardKeys[1] };
+	}
+
+	private static String seconds(long millis) {
+		return TimeUnit.MILLISECONDS.toSeconds(millis + 999) + " s";
 	}
 
 	/** What a replica is held back for: it does not vote while it replicates. */
@@ -175,10 +187,10 @@ public final class ServerState {
 		// server (run_id), memory (eviction), persistence (append-only file), stats
 		// (evicted keys), replication
 		CompletableFuture<String> info = server.info("default").toCompletableFuture();
-		CompletableFuture<List<Object>> marker = (this.guard != null)
-				? server.eval(Script.GUARD_READ, this.guardKeys, this.ids.get(), Long.toString(this.guard.millis()))
-					.toCompletableFuture()
-				: CompletableFuture.completedFuture(null);
+		CompletableFuture<List<Object>> marker = (this.guard != null) ? server
+			.eval(Script.GUARD_READ, this.guardKeys, this.ids.get(), Long.toString(this.guard.millis()),
+					this.guard.id(), this.guard.who(), Long.toString(this.guard.recordMillis()))
+			.toCompletableFuture() : CompletableFuture.completedFuture(null);
 		return CompletableFuture.allOf(info, marker).handle((ok, error) -> {
 			long now = this.nanoClock.getAsLong();
 			if (this.epoch.getAsLong() != sentIn) {
@@ -229,7 +241,7 @@ public final class ServerState {
 	 */
 	private CompletableFuture<Void> evictedNow(Server server, Seen found, long now) {
 		String nonce = this.ids.get();
-		return server.eval(Script.GUARD_EVICTED, this.guardKeys, nonce, Long.toString(this.guard.millis()))
+		return server.eval(Script.GUARD_EVICTED, pair(), nonce, Long.toString(this.guard.millis()))
 			.toCompletableFuture()
 			.handle((lost, error) -> {
 				if (this.epoch.getAsLong() != found.epoch) {
@@ -261,7 +273,14 @@ public final class ServerState {
 	 * @param evicted whether the read found the master evicting, or to have evicted
 	 */
 	private CompletableFuture<Void> judge(Server server, Seen found, List<Object> marker, long now, boolean evicted) {
-		this.guard.adopt(((Number) marker.get(2)).longValue());
+		if (marker.size() > 12 && this.guard.adopt(this, ((Number) marker.get(2)).longValue(), text(marker, 11),
+				((Number) marker.get(12)).longValue())) {
+			log.warning("quorumlock: this instance's restart guard, " + seconds(this.guard.millis())
+					+ " (quorumlock.rejoin-delay, by default its longest lease), is more than twice the longest of "
+					+ "the other clients of these masters, " + seconds(((Number) marker.get(12)).longValue())
+					+ ": every client of these masters now holds a master that lost its data back for "
+					+ seconds(this.guard.millis()) + ", for as long as this instance runs (and its guard after)");
+		}
 		Replication replication = Replication.of(marker);
 		if (replication.isReplica()) {
 			Hold current = this.hold;
@@ -420,8 +439,8 @@ public final class ServerState {
 	/** Write the marker of a master held back long enough since it lost its data. */
 	private CompletableFuture<Void> promote(Server server, Seen found, String nonce, String runId) {
 		return server
-			.eval(Script.GUARD_PROMOTE, this.guardKeys, nonce, this.ids.get(),
-					Long.toString(this.guard.adoptedMillis()), String.valueOf(runId))
+			.eval(Script.GUARD_PROMOTE, pair(), nonce, this.ids.get(), Long.toString(this.guard.adoptedMillis()),
+					String.valueOf(runId))
 			.toCompletableFuture()
 			.handle((promoted, error) -> {
 				if (this.epoch.getAsLong() == found.epoch) {
@@ -555,18 +574,20 @@ public final class ServerState {
 		}
 		Hold current = this.hold;
 		long guardSeconds = TimeUnit.NANOSECONDS.toSeconds(this.guard.adoptedNanos());
+		String by = this.guard.adoptedBy();
+		String recorded = (by != null) ? ", recorded by " + by : "";
 		if (!isKnown() || current == null) {
 			return "held back by the restart guard until its dataset marker is read (rejoin-delay " + guardSeconds
-					+ " s)";
+					+ " s" + recorded + ")";
 		}
 		if (current.what.equals(REPLICA)) {
 			return "held back: it is a replica (role:slave), which takes no lock writes; promoted, it is held back "
-					+ "by the restart guard (rejoin-delay " + guardSeconds + " s)";
+					+ "by the restart guard (rejoin-delay " + guardSeconds + " s" + recorded + ")";
 		}
 		long left = TimeUnit.NANOSECONDS.toSeconds(heldBackNanos() + 999_999_999);
 		String why = why(current.what);
 		return "held back by the restart guard for another " + left + " s: " + why + " (rejoin-delay " + guardSeconds
-				+ " s)";
+				+ " s" + recorded + ")";
 	}
 
 	/**

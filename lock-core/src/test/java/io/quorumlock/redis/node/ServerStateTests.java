@@ -270,6 +270,20 @@ class ServerStateTests {
 	}
 
 	@Test
+	void aGuardRecordThatRunsOutIsNoLongerAdopted() {
+		ServerState state = state(0, Set.of());
+		this.server.recordedGuard = TimeUnit.NANOSECONDS.toMillis(3 * GUARD);
+		read(state);
+		assertThat(state.heldBackReason()).contains("(rejoin-delay 30 s, recorded by 4242@other-host)");
+		// the engine that recorded it stopped: its record ran out
+		this.server.recordedGuard = 0;
+		this.clock.addAndGet(GUARD);
+		read(state);
+		assertThat(state.isTrusted()).as("held back for this engine's own guard only").isTrue();
+		assertThat(this.guard.adoptedMillis()).isEqualTo(TimeUnit.NANOSECONDS.toMillis(GUARD));
+	}
+
+	@Test
 	void aGrantThatFoundNoMarkerHoldsTheMasterBackUntilReadAgain() {
 		ServerState state = state(0, Set.of());
 		this.server.mark("d1", "abc");
@@ -475,7 +489,11 @@ class ServerStateTests {
 
 		String nonce;
 
+		/** The longest live guard recorded by another engine; 0 if none. */
 		long recordedGuard;
+
+		/** This engine's guard as it recorded it. */
+		long ownGuard;
 
 		long promotedGuard;
 
@@ -535,10 +553,12 @@ class ServerStateTests {
 		}
 
 		private List<Object> read(long found, String id) {
-			return List.of(found, id, this.recordedGuard, (found == 1 && this.vetted != null) ? this.vetted : "",
+			long guard = Math.max(this.ownGuard, this.recordedGuard);
+			String by = (this.recordedGuard > this.ownGuard) ? "4242@other-host" : "";
+			return List.of(found, id, guard, (found == 1 && this.vetted != null) ? this.vetted : "",
 					(found == 1 && this.vettedReplid != null) ? this.vettedReplid : "",
 					(found == 1 && this.suspect != null) ? this.suspect : "", "", field("role:", "master"), replid(),
-					field("master_replid2:", "0000"), runId());
+					field("master_replid2:", "0000"), runId(), by, this.recordedGuard);
 		}
 
 		@Override
@@ -548,7 +568,7 @@ class ServerStateTests {
 				return CompletableFuture.failedFuture(new RedisConnectionException("down"));
 			}
 			if (script == Script.GUARD_READ) {
-				this.recordedGuard = Math.max(this.recordedGuard, Long.parseLong(args[1]));
+				this.ownGuard = Long.parseLong(args[1]);
 				if (this.marker != null) {
 					return CompletableFuture.completedFuture(read(1L, this.marker));
 				}
@@ -558,13 +578,12 @@ class ServerStateTests {
 				return CompletableFuture.completedFuture(read(0L, this.nonce));
 			}
 			if (script == Script.GUARD_EVICTED) {
-				this.recordedGuard = Math.max(this.recordedGuard, Long.parseLong(args[1]));
 				this.marker = null;
 				this.vetted = null;
 				this.vettedReplid = null;
 				this.suspect = null;
 				this.nonce = args[0];
-				return CompletableFuture.completedFuture(List.of(0L, this.nonce, this.recordedGuard));
+				return CompletableFuture.completedFuture(List.of(0L, this.nonce, Long.parseLong(args[1])));
 			}
 			if (script == Script.GUARD_VET) {
 				if (!args[0].equals(this.marker) || !args[3].equals((this.suspect != null) ? this.suspect : "")

@@ -253,6 +253,17 @@ final class SimServer {
 		this.replid = hex(20);
 	}
 
+	/**
+	 * Demoted to a replica of a server that lagged, resynced from it (its data replaced
+	 * by the lagging copy, the marker with it), then promoted again (a failback): the
+	 * same process, scripts and connections, another replication history.
+	 */
+	void resyncedAndFailedBack(Map<String, Object[]> lagging) {
+		restore(lagging);
+		this.replid2 = hex(20); // the lagging server's history, which it followed
+		this.replid = hex(20);
+	}
+
 	/** Step the wall clock (NTP, an operator, a VM migration). */
 	void stepClock(long nanos) {
 		this.wallOffset += nanos;

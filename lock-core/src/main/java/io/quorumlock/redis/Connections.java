@@ -69,14 +69,18 @@ final class Connections implements AutoCloseable {
 		ReleaseSignals[] signalsRef = new ReleaseSignals[1];
 		RestartGuard guard = settings.guard();
 		String[] guardKeys = { LockKeys.lockKey(settings.keyPrefix(), "", "quorumlock:marker"),
-				LockKeys.lockKey(settings.keyPrefix(), "", "quorumlock:pending") };
+				LockKeys.lockKey(settings.keyPrefix(), "", "quorumlock:pending"),
+				LockKeys.lockKey(settings.keyPrefix(), "", "quorumlock:guards") };
 		this.markerKey = (guard.nanos() > 0) ? guardKeys[0] : null;
 		String probeKey = LockKeys.lockKey(settings.keyPrefix(), "", "quorumlock:probe");
 		NodeContext context = new NodeContext(timers, probeKey, LockKeys.channel(probeKey), guardKeys,
-				(guard.nanos() > 0) ? new GuardRecord(guard.nanos()) : null, settings.clockDriftFactor(),
-				settings.freshRunIds(), new AtomicBoolean(), ids(random), settings.syncReplicas() > 0,
-				settings.evictionAllowed(), (channel, message) -> signalsRef[0].onMessage(channel, message),
-				listener::onNodeError);
+				(guard.nanos() > 0)
+						? new GuardRecord(guard.nanos(), ids(random).get(),
+								(runtime != null) ? "engine" : GuardRecord.thisProcess(), settings.clockDriftFactor())
+						: null,
+				settings.clockDriftFactor(), settings.freshRunIds(), new AtomicBoolean(), ids(random),
+				settings.syncReplicas() > 0, settings.evictionAllowed(),
+				(channel, message) -> signalsRef[0].onMessage(channel, message), listener::onNodeError);
 		this.nodes = list.stream().map((transport) -> new RedisNode(transport, context)).toList();
 		this.sameServer = (this.nodes.size() > 1) ? new SameServer(this.nodes) : null;
 		// where releases hand over, each engine hears its hand-overs on channels of its

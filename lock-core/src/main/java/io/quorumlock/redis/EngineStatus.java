@@ -98,6 +98,11 @@ final class EngineStatus {
 			throw new IllegalArgumentException(
 					"force-unlock: '" + redisKey + "' is not a lock key under the prefix '" + this.keyPrefix + "'");
 		}
+		if (LockKeys.isOwnKey(this.keyPrefix, redisKey)) {
+			throw new IllegalArgumentException("force-unlock: '" + redisKey + "' is one of quorumlock's own keys "
+					+ "(the restart guard's dataset marker or pending record, or the ACL probe), not a lock key; "
+					+ "deleting the marker holds the master back for the restart guard");
+		}
 		log.log(Level.WARNING, "force-unlock of " + redisKey + " requested by an operator");
 		return this.voters.forceRelease(redisKey).join().yes();
 	}

@@ -12,6 +12,24 @@ final class LockKeys {
 	private LockKeys() {
 	}
 
+	/**
+	 * The start of the keys quorumlock keeps on the masters for itself, under the prefix
+	 * and without a name: the restart guard's dataset marker and pending record, the ACL
+	 * probe ({@code quorumlock:marker}, {@code quorumlock:pending},
+	 * {@code quorumlock:probe}). No lock key may be one of them or derive from one.
+	 */
+	static final String OWN = "quorumlock:";
+
+	/** Whether a key of a lock without a name is reserved for quorumlock's own keys. */
+	static boolean isReserved(String name, String key) {
+		return name.isEmpty() && key.startsWith(OWN);
+	}
+
+	/** Whether a Redis key is, or derives from, one of quorumlock's own keys. */
+	static boolean isOwnKey(String prefix, String redisKey) {
+		return redisKey.startsWith(prefix + '{' + OWN);
+	}
+
 	static String lockKey(String prefix, String name, String key) {
 		// one concatenation: the string alone, no builder (once per request)
 		return name.isEmpty() ? prefix + '{' + key + '}' : prefix + name + ':' + '{' + key + '}';

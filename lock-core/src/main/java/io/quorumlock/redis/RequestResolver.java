@@ -75,6 +75,11 @@ final class RequestResolver {
 		if (key.length() > this.maxKeyLength) {
 			throw new LockKeyException(tooLong(request, key));
 		}
+		if (LockKeys.isReserved(request.name(), key)) {
+			throw new LockKeyException("lock key '" + key + "': keys starting with '" + LockKeys.OWN
+					+ "' on a lock without a name are reserved for quorumlock's own records on the masters (the "
+					+ "restart guard's dataset marker and pending record); use another key, or give the lock a name");
+		}
 		return this.cluster ? LockKeys.clusterLockKey(this.keyPrefix, request.name(), key)
 				: LockKeys.lockKey(this.keyPrefix, request.name(), key);
 	}

@@ -24,6 +24,17 @@ class LockKeysTests {
 	}
 
 	@Test
+	void theKeysQuorumlockKeepsForItselfAreReserved() {
+		assertThat(LockKeys.isReserved("", "quorumlock:marker")).isTrue();
+		assertThat(LockKeys.isReserved("", "quorumlock:anything")).isTrue();
+		assertThat(LockKeys.isReserved("jobs", "quorumlock:marker")).isFalse();
+		assertThat(LockKeys.isReserved("", "orders:quorumlock:marker")).isFalse();
+		assertThat(LockKeys.isOwnKey("lock:", "lock:{quorumlock:marker}")).isTrue();
+		assertThat(LockKeys.isOwnKey("lock:", "lock:{quorumlock:probe}:released")).isTrue();
+		assertThat(LockKeys.isOwnKey("lock:", "lock:jobs:{quorumlock:marker}")).isFalse();
+	}
+
+	@Test
 	void unnamedKeyHasNoNameSegment() {
 		assertThat(LockKeys.lockKey("lock:", "", "order:42")).isEqualTo("lock:{order:42}");
 	}

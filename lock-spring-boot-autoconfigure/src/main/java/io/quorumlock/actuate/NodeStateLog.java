@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -43,6 +45,14 @@ public class NodeStateLog implements AutoCloseable {
 
 	/** Last reason logged for a node that is down, per address. */
 	private final Map<String, String> lastReason = new HashMap<>();
+
+	/**
+	 * The guard a held-back node was last reported held back for ("rejoin-delay 600 s,
+	 * recorded by ..."), per address: the one it served when it votes again.
+	 */
+	private final Map<String, String> served = new HashMap<>();
+
+	private static final Pattern REJOIN_DELAY = Pattern.compile("\\((rejoin-delay [^)]*)\\)");
 
 	/** Consecutive checks a node was seen starting, per address. */
 	private final Map<String, Integer> starting = new HashMap<>();
@@ -115,6 +125,12 @@ public class NodeStateLog implements AutoCloseable {
 			else {
 				this.starting.remove(address);
 			}
+			if (state == State.HELD_BACK && node.lastError() != null) {
+				Matcher guard = REJOIN_DELAY.matcher(node.lastError());
+				if (guard.find()) {
+					this.served.put(address, guard.group(1));
+				}
+			}
 			State before = this.last.put(address, state);
 			if (state == before) {
 				if (state == State.DOWN) {
@@ -142,8 +158,10 @@ public class NodeStateLog implements AutoCloseable {
 						logger.info("quorumlock: master " + address + " is connected again and votes; " + summary);
 					}
 					else if (before == State.HELD_BACK) {
+						String guard = this.served.remove(address);
 						logger.info("quorumlock: master " + address + " votes again: the restart guard ("
-								+ seconds(this.restartGuard) + ") has passed or it was declared brand new; " + summary);
+								+ ((guard != null) ? guard : seconds(this.restartGuard))
+								+ ") has passed or it was declared brand new; " + summary);
 					}
 					else if (before == State.EVICTING) {
 						logger.info("quorumlock: master " + address + " votes again: it no longer evicts lock keys; "

@@ -54,6 +54,23 @@ class NodeStateLogTests {
 	}
 
 	@Test
+	void votingAgainNamesTheGuardTheNodeServed(CapturedOutput output) {
+		set(voting("a:1"), voting("b:2"), voting("c:3"));
+		poll(3);
+		set(voting("a:1"), failed("b:2", RegistryStatus.NodeState.HELD_BACK,
+				"held back by the restart guard for another 590 s: it lost its data (restarted empty, flushed, another "
+						+ "server behind its address, or keys evicted) (rejoin-delay 600 s, recorded by 4242@batch-1 "
+						+ "since 2026-12-01T23:40:00Z)"),
+				voting("c:3"));
+		poll(3);
+		set(voting("a:1"), voting("b:2"), voting("c:3"));
+		poll(3);
+		assertThat(count(output, "quorumlock: master b:2 votes again: the restart guard (rejoin-delay 600 s, recorded "
+				+ "by 4242@batch-1 since 2026-12-01T23:40:00Z) has passed"))
+			.isOne();
+	}
+
+	@Test
 	void downNodeIsLoggedWithTheServersWordsAndAgainWhenTheyChange(CapturedOutput output) {
 		set(voting("a:1"), voting("b:2"), failed("c:3", RegistryStatus.NodeState.DOWN, "not connected"));
 		poll(3);

@@ -93,8 +93,27 @@ final class SimNetwork {
 
 	/** The server behind {@code address} changes (a failover behind an address). */
 	void repoint(String address, SimServer server) {
+		repoint(address, server, false);
+	}
+
+	/**
+	 * The address reaches {@code server} from now on.
+	 * @param keepConnections whether the command connections open now stay open, their
+	 * next commands going to {@code server} (a proxy or managed endpoint that keeps
+	 * client connections across a failover), rather than being reset; pub/sub connections
+	 * are reset either way
+	 */
+	void repoint(String address, SimServer server, boolean keepConnections) {
 		this.routes.put(address, server);
-		dropAll(address, "re-pointed");
+		if (!keepConnections) {
+			dropAll(address, "re-pointed");
+			return;
+		}
+		for (SimTransport.Connection connection : List.copyOf(this.connections)) {
+			if (connection.address().equals(address)) {
+				connection.switchKept(server);
+			}
+		}
 	}
 
 	/** Reset every connection to {@code address}. */

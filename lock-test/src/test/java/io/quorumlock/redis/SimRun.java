@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.Random;
 
 import io.quorumlock.LockOptions;
+import io.quorumlock.redis.node.RedisNode;
+import io.quorumlock.redis.node.Script;
 
 /**
  * One simulated schedule, a pure function of its seed: a few engines with different
@@ -189,8 +191,9 @@ final class SimRun {
 		this.rejoinDelayNanos = longest.toNanos();
 		for (int i = 0; i < engineCount; i++) {
 			// one rejoin delay on every client of these masters, at least every lease in
-			// use
-			buildEngine("e" + i, leases[i], longest);
+			// use; or, now and then, an engine's own lease only (an older version during
+			// a rolling deploy): it adopts the longer guard the others record
+			buildEngine("e" + i, leases[i], (this.random.nextInt(4) == 0) ? leases[i] : longest);
 		}
 		this.loop.trace("seed " + this.seed + ": " + count + " masters"
 				+ ((evicting >= 0) ? " (s" + evicting + " evicting)" : "") + ", engines "
@@ -431,8 +434,18 @@ final class SimRun {
 	 * marker of its own).
 	 */
 	private void failover(String address, SimServer server) {
-		int kind = this.random.nextInt(3);
-		SimServer other = new SimServer(server.name + "'", this.loop, serverWallOffset(), drift(), "noeviction", 1);
+		int kind = this.random.nextInt(4);
+		if (kind == 3) {
+			if (!server.isRunning()) {
+				return;
+			}
+			// demoted, resynced from a replica that lags (its last snapshot), failed back
+			note("resync of " + server.name + " from a lagging replica, then failback");
+			server.resyncedAndFailedBack(server.lastSave());
+			return;
+		}
+		SimServer other = new SimServer(server.name + "'", this.loop, serverWallOffset(), drift(), "noeviction", 1,
+				this.random.nextBoolean());
 		if (kind == 0) {
 			// a replica promoted: all the data, or its last snapshot (a replica that
 			// lags)
@@ -445,9 +458,19 @@ final class SimRun {
 		if (kind != 0) {
 			other.backdateStart(millis(3_600_000)); // long-running
 		}
-		note("failover behind " + address + " to " + other.name + " (" + ((kind == 0) ? "a promoted replica"
-				: (kind == 1) ? "another server, empty" : "another server's dataset") + ")");
-		this.network.repoint(address, other);
+		boolean keep = this.random.nextBoolean();
+		if (keep && this.random.nextBoolean()) {
+			// another client of the library loaded the same scripts there: no NOSCRIPT
+			for (Script script : RedisNode.SCRIPTS) {
+				other.call("SCRIPT", "LOAD", script.text());
+			}
+		}
+		note("failover behind " + address + " to " + other.name + " ("
+				+ ((kind == 0) ? "a promoted replica"
+						: (kind == 1) ? "another server, empty" : "another server's dataset")
+				+ (keep ? ", connections kept" : "") + ")");
+		this.network.repoint(address, other, keep);
+		snapshots(other);
 	}
 
 	/**

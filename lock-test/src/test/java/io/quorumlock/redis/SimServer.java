@@ -109,8 +109,20 @@ final class SimServer {
 	 */
 	private final boolean appendOnly;
 
-	/** {@code master_replid2}: set on a replica promoted to master. */
-	private String replid2 = "0000000000000000000000000000000000000000";
+	/**
+	 * {@code master_replid}: drawn anew at every start of a process and at a promotion,
+	 * as Redis does.
+	 */
+	private String replid;
+
+	/**
+	 * {@code master_replid2}: set on a replica promoted to master (its former master's
+	 * id); zeros after a restart, which Redis 7.0 does not carry over from an append-only
+	 * file.
+	 */
+	private String replid2 = NO_REPLID;
+
+	private static final String NO_REPLID = "0000000000000000000000000000000000000000";
 
 	/** The last snapshot ({@code BGSAVE}), what a restart from it brings back. */
 	private Map<String, Object[]> lastSave = new LinkedHashMap<>();
@@ -138,6 +150,8 @@ final class SimServer {
 	private void start() {
 		this.process++;
 		this.runId = hex(20);
+		this.replid = hex(20);
+		this.replid2 = NO_REPLID;
 		this.startedWallMillis = wallMillis();
 		this.evictedKeys = 0;
 		this.scripts.clear();
@@ -235,7 +249,19 @@ final class SimServer {
 	 * history.
 	 */
 	void promoted() {
-		this.replid2 = hex(20);
+		this.replid2 = this.replid;
+		this.replid = hex(20);
+	}
+
+	/**
+	 * Demoted to a replica of a server that lagged, resynced from it (its data replaced
+	 * by the lagging copy, the marker with it), then promoted again (a failback): the
+	 * same process, scripts and connections, another replication history.
+	 */
+	void resyncedAndFailedBack(Map<String, Object[]> lagging) {
+		restore(lagging);
+		this.replid2 = hex(20); // the lagging server's history, which it followed
+		this.replid = hex(20);
 	}
 
 	/** Step the wall clock (NTP, an operator, a VM migration). */
@@ -679,8 +705,8 @@ final class SimServer {
 				+ "\r\nmaxmemory_policy:" + this.evictionPolicy + "\r\n";
 		String stats = "# Stats\r\nevicted_keys:" + this.evictedKeys + "\r\n";
 		String persistence = "# Persistence\r\nloading:0\r\naof_enabled:" + (this.appendOnly ? 1 : 0) + "\r\n";
-		String replication = "# Replication\r\nrole:master\r\nconnected_slaves:" + this.replicas + "\r\nmaster_replid2:"
-				+ this.replid2 + "\r\n";
+		String replication = "# Replication\r\nrole:master\r\nconnected_slaves:" + this.replicas + "\r\nmaster_replid:"
+				+ this.replid + "\r\nmaster_replid2:" + this.replid2 + "\r\n";
 		return switch (section) {
 			case "server" -> server;
 			case "memory" -> memory;

@@ -85,18 +85,26 @@ class SimServerTests {
 	}
 
 	@Test
+	@SuppressWarnings("unchecked")
 	void theGuardScriptsReadAndWriteTheDatasetMarker() {
 		this.server.call("SCRIPT", "LOAD", Script.GUARD_READ.text());
 		this.server.call("SCRIPT", "LOAD", Script.GUARD_PROMOTE.text());
 		this.server.call("SCRIPT", "LOAD", Script.ACQUIRE.text());
 		assertThat(this.server.call("EVALSHA", Script.ACQUIRE.sha1(), "2", "k", "m", "t", "1000")).isEqualTo(-1L);
-		assertThat(this.server.call("EVALSHA", Script.GUARD_READ.sha1(), "2", "m", "p", "n1", "5000"))
-			.isEqualTo(List.of(0L, "n1", 5000L));
+		assertThat((List<Object>) this.server.call("EVALSHA", Script.GUARD_READ.sha1(), "3", "m", "p", "g", "n1",
+				"5000", "e1", "who", "60000"))
+			.startsWith(0L, "n1", 5000L, "", "", "", "", "master");
 		assertThat(this.server.call("EVALSHA", Script.GUARD_PROMOTE.sha1(), "2", "m", "p", "n1", "id1", "5000", "r1"))
 			.isEqualTo(List.of(1L, "id1"));
 		assertThat(this.server.call("EVALSHA", Script.ACQUIRE.sha1(), "2", "k", "m", "t", "1000")).isEqualTo(1L);
-		assertThat(this.server.call("EVALSHA", Script.GUARD_READ.sha1(), "2", "m", "p", "n2", "3000"))
-			.isEqualTo(List.of(1L, "id1", 5000L, "r1"));
+		List<Object> read = (List<Object>) this.server.call("EVALSHA", Script.GUARD_READ.sha1(), "3", "m", "p", "g",
+				"n2", "3000", "e2", "who", "60000");
+		// found, its id, the longest guard, the process and replication id vetted, no
+		// suspicion, replicated (the server has one replica), then the server's own
+		assertThat(read).startsWith(1L, "id1", 5000L, "r1", read.get(8), "", "1", "master");
+		// the longest live guard is the other engine's: who it is, and the longest of
+		// the others'
+		assertThat(read.subList(11, 13)).containsExactly("who", 5000L);
 	}
 
 	@Test

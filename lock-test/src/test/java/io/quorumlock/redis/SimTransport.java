@@ -232,6 +232,20 @@ final class SimTransport implements Transport {
 			this.dropAfterNext = true;
 		}
 
+		/**
+		 * The server behind an open command connection changes without a reset (a proxy
+		 * that keeps the connection); a pub/sub connection is reset.
+		 */
+		void switchKept(SimServer target) {
+			if (this.events == null || !isOpen()) {
+				reset("re-pointed");
+				return;
+			}
+			trace(this.name + " now reaches " + target.name + "#" + target.process() + " (connection kept)");
+			this.server = target;
+			this.process = target.process();
+		}
+
 		boolean isBoundTo(SimServer server) {
 			return this.open && this.server == server;
 		}

@@ -11,11 +11,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.quorumlock.CurrentLease;
 import io.quorumlock.Lease;
+import io.quorumlock.LockKeyException;
 import io.quorumlock.LockRequest;
 import io.quorumlock.RegistryStatus;
 import io.quorumlock.testing.RedisServers;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
@@ -142,6 +144,25 @@ class StatusIntegrationTests {
 				assertThat(node.lastError()).startsWith("held back by the restart guard for another");
 			}));
 			assertThat(locks.quorumAvailable()).isFalse();
+		}
+	}
+
+	@Test
+	void theRestartGuardsOwnKeysAreNeitherLockedNorForceUnlocked() {
+		try (QuorumLockEngine locks = engine(Duration.ZERO)) {
+			assertThatExceptionOfType(LockKeyException.class)
+				.isThrownBy(() -> locks.acquire(LockRequest.of("quorumlock:marker")))
+				.withMessageContaining("lock key 'quorumlock:marker': keys starting with 'quorumlock:'")
+				.withMessageContaining("are reserved for quorumlock's own records");
+			assertThatExceptionOfType(LockKeyException.class)
+				.isThrownBy(() -> locks.tryAcquire(LockRequest.of("quorumlock:pending")));
+			// under a name it is an ordinary key
+			assertThat(locks.tryAcquire(LockRequest.of("quorumlock:marker").name("jobs")))
+				.hasValueSatisfying(Lease::release);
+			assertThatIllegalArgumentException().isThrownBy(() -> locks.forceUnlock("lock:{quorumlock:marker}"))
+				.withMessageContaining("'lock:{quorumlock:marker}' is one of quorumlock's own keys");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> locks.forceUnlock("lock:{quorumlock:pending}:released"));
 		}
 	}
 

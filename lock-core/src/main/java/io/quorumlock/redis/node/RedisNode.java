@@ -34,9 +34,9 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 	/** Every script, shared ones too: loaded on each connection in each epoch. */
 	public static final Script[] SCRIPTS = { Script.ACQUIRE, Script.RELEASE, Script.QUEUE, Script.RELEASE_HANDOFF,
 			Script.EXTEND, Script.EXTEND_MANY, Script.HOLD, Script.FENCE_INCREMENT, Script.FENCE_RAISE,
-			Script.FORCE_RELEASE, Script.GUARD_READ, Script.GUARD_PROMOTE, Script.GUARD_VET, Script.GUARD_EVICTED,
-			SharedScripts.ACQUIRE, SharedScripts.EXTEND, SharedScripts.RELEASE, SharedScripts.HOLD,
-			SharedScripts.INTENT };
+			Script.FORCE_RELEASE, Script.GUARD_READ, Script.GUARD_PROMOTE, Script.GUARD_VET, Script.GUARD_SUSPECT,
+			Script.GUARD_EVICTED, SharedScripts.ACQUIRE, SharedScripts.EXTEND, SharedScripts.RELEASE,
+			SharedScripts.HOLD, SharedScripts.INTENT };
 
 	private final Transport transport;
 
@@ -380,7 +380,16 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 
 			@Override
 			public CompletionStage<List<Object>> eval(Script script, String[] keys, String... args) {
-				return evalList(script, keys, args);
+				// a NOSCRIPT here is the fault it is in a round: the server forgot the
+				// scripts (a restart or a switch behind a connection that stayed open),
+				// so a new epoch begins and the state is read again once they are loaded
+				CompletableFuture<List<Object>> reply = evalList(script, keys, args).toCompletableFuture();
+				reply.whenComplete((value, error) -> {
+					if (Replies.isNoScript(error)) {
+						scriptsLost();
+					}
+				});
+				return reply;
 			}
 
 		}, this::recordLatency).thenRun(() -> {

@@ -15,21 +15,63 @@ import java.security.NoSuchAlgorithmException;
 public record Script(String name, String text, String sha1) {
 
 	/**
-	 * A grant in quorum mode: {@code SET NX PX}, and, under the restart guard, only while
-	 * the master's dataset marker is there, so a master that lost its data (restarted
-	 * empty, flushed, or another server behind its address) refuses to vote inside the
-	 * very script that would grant ({@link ServerState}). A refusal names its holder, so
-	 * that a round can tell a split vote (several contenders, none with a quorum) from a
-	 * key held by one. KEYS[1] lock key, KEYS[2] (under the restart guard) the dataset
-	 * marker; ARGV[1] token, ARGV[2] lease in milliseconds. Returns 1 if set, -1 if the
-	 * marker is missing (nothing written), -2 - h if the key is held by an exclusive
-	 * token whose first 12 hex digits are h, 0 if it is held otherwise (shared holders,
-	 * or a value not of quorumlock's).
+	 * The start of a granting script under the restart guard (KEYS[2] the dataset
+	 * marker): it returns -1, writing nothing, unless the marker is there and its
+	 * {@code replid}, the replication id of the server the guard last vetted, is the
+	 * server's own {@code master_replid} as a master. A replication id names one history
+	 * of one dataset: Redis draws a new one at every start of a server process, at every
+	 * promotion of a replica (its former master's id moves to {@code master_replid2}),
+	 * and when a master creates its replication backlog afresh; a replica carries its
+	 * master's. So the server behind the connection is checked in the very script that
+	 * grants, whatever the connection did: a promoted replica or a restarted process
+	 * carries the marker it copied or reloaded, but not as its own history. It costs one
+	 * {@code INFO replication} per grant (about 3 us of the server's time on Redis 7.0),
+	 * nothing on renewals and releases.
 	 */
-	public static final Script ACQUIRE = of("acquire", """
-			if #KEYS > 1 and redis.call('exists', KEYS[2]) == 0 then
-				return -1
+	static final String VETTED = """
+			if #KEYS > 1 then
+				local vetted = redis.call('hget', KEYS[2], 'replid')
+				if not vetted then
+					return -1
+				end
+				local info = redis.call('info', 'replication')
+				if not string.find(info, 'role:master', 1, true)
+						or not string.find(info, 'master_replid:' .. vetted .. '\\r', 1, true) then
+					return -1
+				end
 			end
+			""";
+
+	/**
+	 * The start of a guard script: {@code role}, {@code replid} ({@code master_replid}),
+	 * {@code replid2}, {@code replicas} ({@code connected_slaves}) and {@code runid} as
+	 * the server running it reports them, read in the same atomic step as the marker.
+	 */
+	private static final String IDENTITY = """
+			local replication = redis.call('info', 'replication')
+			local role = string.match(replication, 'role:(%a+)') or ''
+			local replid = string.match(replication, 'master_replid:(%x+)') or ''
+			local replid2 = string.match(replication, 'master_replid2:(%x+)') or ''
+			local replicas = tonumber(string.match(replication, 'connected_slaves:(%d+)') or '0')
+			local runid = string.match(redis.call('info', 'server'), 'run_id:(%x+)') or ''
+			""";
+
+	/**
+	 * A grant in quorum mode: {@code SET NX PX}, and, under the restart guard, only while
+	 * the master's dataset marker is there and names the master's own replication history
+	 * ({@link #VETTED}), so a master that lost its data (restarted empty, flushed,
+	 * another server behind its address) or whose history changed since it was vetted (a
+	 * replica promoted, a resync, a restart, a switch behind a connection that stayed
+	 * open) refuses to vote inside the very script that would grant
+	 * ({@link ServerState}). A refusal names its holder, so that a round can tell a split
+	 * vote (several contenders, none with a quorum) from a key held by one. KEYS[1] lock
+	 * key, KEYS[2] (under the restart guard) the dataset marker; ARGV[1] token, ARGV[2]
+	 * lease in milliseconds. Returns 1 if set, -1 if the marker is missing or names
+	 * another replication history (nothing written), -2 - h if the key is held by an
+	 * exclusive token whose first 12 hex digits are h, 0 if it is held otherwise (shared
+	 * holders, or a value not of quorumlock's).
+	 */
+	public static final Script ACQUIRE = of("acquire", VETTED + """
 			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 				return 1
 			end
@@ -267,77 +309,153 @@ public record Script(String name, String text, String sha1) {
 			""");
 
 	/**
-	 * The restart guard's read of a master's dataset marker ({@link ServerState}).
-	 * KEYS[1] the dataset marker, KEYS[2] the pending record; ARGV[1] a new nonce,
-	 * ARGV[2] this engine's restart guard in milliseconds. Where the marker is there,
-	 * returns {1, dataset id, guard, vetted run_id}: the server process the guard last
-	 * let vote on this dataset. Where it is not (the master lost its data), the pending
-	 * record names the loss by a nonce, created now by the first engine to see it, and it
-	 * returns {0, nonce, guard}. Either record keeps the longest guard any engine of
-	 * these masters has, raised to ARGV[2]; the guard returned is that.
+	 * The restart guard's read of a master's dataset marker ({@link ServerState}), with
+	 * the server's own replication history read in the same atomic step, and the record
+	 * of this engine's guard. KEYS[1] the dataset marker, KEYS[2] the pending record,
+	 * KEYS[3] the guards recorded by the engines of these masters; ARGV[1] a new nonce,
+	 * ARGV[2] this engine's restart guard in milliseconds, ARGV[3] this engine's id,
+	 * ARGV[4] who it is (host, process), ARGV[5] how long its record lasts unless
+	 * renewed, in milliseconds of the server's clock. Returns {found, id, guard, vetted,
+	 * replid, suspect, replicated, role, own replid, own replid2, own run_id, by,
+	 * others}. Where the marker is there (found 1), id is its dataset id, vetted the
+	 * run_id and replid the {@code master_replid} of the server the guard last vetted,
+	 * suspect the possible loss recorded on it ("nonce replid", or empty) and replicated
+	 * "1" once the dataset was seen with replicas (then a new process cannot be told from
+	 * a promoted replica). Where it is not (found 0: the master lost its data), the
+	 * pending record names the loss by a nonce, created now by the first engine to see
+	 * it. Guard is the longest guard of the engines whose records are live (renewed
+	 * within their time: each engine renews its own at every read, about every second),
+	 * at least ARGV[2], by whom it was recorded if not this engine (else empty), and
+	 * others the longest of the other engines' (0 if none); records past their time are
+	 * removed. A replica (role not master) is only read: it takes no writes.
 	 */
-	public static final Script GUARD_READ = of("guard-read", """
-			local guard = tonumber(ARGV[2])
-			local record = KEYS[2]
+	public static final Script GUARD_READ = of("guard-read", IDENTITY + """
+			local master = role == 'master'
 			local found = 0
 			local id = false
 			if redis.call('exists', KEYS[1]) == 1 then
-				record = KEYS[1]
 				found = 1
 				id = redis.call('hget', KEYS[1], 'id')
+				if master and replicas > 0 then
+					redis.call('hset', KEYS[1], 'replicated', '1')
+				end
 			else
 				id = redis.call('hget', KEYS[2], 'nonce')
-				if not id then
+				if not id and master then
 					id = ARGV[1]
 					redis.call('hset', KEYS[2], 'nonce', id)
 				end
 			end
-			local recorded = tonumber(redis.call('hget', record, 'guard') or '0')
-			if recorded < guard then
-				redis.call('hset', record, 'guard', ARGV[2])
-			else
-				guard = recorded
+			local clock = redis.call('time')
+			local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+			if master then
+				redis.call('hset', KEYS[3], ARGV[3],
+					ARGV[2] .. ' ' .. string.format('%d', now + tonumber(ARGV[5])) .. ' ' .. ARGV[4])
 			end
-			if found == 1 then
-				return {found, id, guard, redis.call('hget', KEYS[1], 'vetted') or ''}
+			local guard = tonumber(ARGV[2])
+			local by = ''
+			local others = 0
+			local records = redis.call('hgetall', KEYS[3])
+			for i = 1, #records, 2 do
+				local g, e, who = string.match(records[i + 1], '^(%d+) (%d+) ?(.*)$')
+				if not g or tonumber(e) < now then
+					if master then
+						redis.call('hdel', KEYS[3], records[i])
+					end
+				elseif records[i] ~= ARGV[3] then
+					g = tonumber(g)
+					if g > others then
+						others = g
+					end
+					if g > guard then
+						guard = g
+						by = who
+					end
+				end
 			end
-			return {found, id, guard}
+			local function field(name)
+				if found == 1 then
+					return redis.call('hget', KEYS[1], name) or ''
+				end
+				return ''
+			end
+			return {found, id or '', guard, field('vetted'), field('replid'), field('suspect'), field('replicated'),
+				role, replid, replid2, runid, by, others}
 			""");
 
 	/**
 	 * The end of a master's hold-back after it lost its data: write its dataset marker,
 	 * if its data was not lost again meanwhile. KEYS[1] the dataset marker, KEYS[2] the
 	 * pending record; ARGV[1] the nonce held back for, ARGV[2] a new dataset id, ARGV[3]
-	 * the guard in milliseconds, ARGV[4] the run_id of the server process held back.
-	 * Returns {1, id} with the marker's id (the new one, or the one another engine wrote
-	 * first), or {0} when the pending record no longer holds the nonce (the data was lost
-	 * again: the hold-back starts over).
+	 * the guard held back for in milliseconds (not recorded: each engine records its own,
+	 * {@link #GUARD_READ}), ARGV[4] the run_id of the server process held back; the
+	 * marker records the server's own {@code master_replid} as vetted. Returns {1, id}
+	 * with the marker's id (the new one, or the one another engine wrote first), or {0}
+	 * when the pending record no longer holds the nonce (the data was lost again: the
+	 * hold-back starts over).
 	 */
-	public static final Script GUARD_PROMOTE = of("guard-promote", """
+	public static final Script GUARD_PROMOTE = of("guard-promote", IDENTITY + """
 			if redis.call('exists', KEYS[1]) == 1 then
 				return {1, redis.call('hget', KEYS[1], 'id')}
 			end
 			if redis.call('hget', KEYS[2], 'nonce') ~= ARGV[1] then
 				return {0}
 			end
-			redis.call('hset', KEYS[1], 'id', ARGV[2], 'guard', ARGV[3], 'vetted', ARGV[4])
+			if role ~= 'master' then
+				return {0}
+			end
+			redis.call('hset', KEYS[1], 'id', ARGV[2], 'vetted', ARGV[4], 'replid', replid)
 			redis.call('del', KEYS[2])
 			return {1, ARGV[2]}
 			""");
 
 	/**
-	 * The end of a master's hold-back after a new server process came up with the dataset
-	 * (restarted from a snapshot or an append-only file that may lack the last writes, or
-	 * a replica promoted): record that process as vetted, if the dataset is still the one
-	 * held back for. KEYS[1] the dataset marker; ARGV[1] the dataset id, ARGV[2] the
-	 * run_id of the server process. Returns {1} if recorded, else {0}.
+	 * The end of a master's hold-back after its replication history changed (a replica
+	 * promoted, a resync, a new server process with the dataset that may lack the last
+	 * writes), or the record of a change that lost nothing: record the server as vetted,
+	 * its run_id and replication id, and clear the suspicion, if the dataset, the
+	 * suspicion and the server's own replication id are still the ones judged. KEYS[1]
+	 * the dataset marker; ARGV[1] the dataset id, ARGV[2] the run_id, ARGV[3] the
+	 * {@code master_replid} judged, ARGV[4] the suspicion held back for (empty if none).
+	 * Returns {1} if recorded, else {0}.
 	 */
-	public static final Script GUARD_VET = of("guard-vet", """
+	public static final Script GUARD_VET = of("guard-vet", IDENTITY + """
 			if redis.call('hget', KEYS[1], 'id') ~= ARGV[1] then
 				return {0}
 			end
-			redis.call('hset', KEYS[1], 'vetted', ARGV[2])
+			if (redis.call('hget', KEYS[1], 'suspect') or '') ~= ARGV[4] then
+				return {0}
+			end
+			if role ~= 'master' or replid ~= ARGV[3] then
+				return {0}
+			end
+			redis.call('hset', KEYS[1], 'vetted', ARGV[2], 'replid', ARGV[3])
+			redis.call('hdel', KEYS[1], 'suspect')
 			return {1}
+			""");
+
+	/**
+	 * A possible loss that kept the marker (the server's replication history is not the
+	 * one last vetted): recorded on the master itself, in its marker, so that neither a
+	 * restart nor another engine's fresh start forgets it; every engine holds the master
+	 * back from when it first sees the suspicion, and the granting scripts refuse on the
+	 * master until it is vetted again ({@link #VETTED}, whose replid no longer matches).
+	 * KEYS[1] the dataset marker; ARGV[1] the dataset id, ARGV[2] the suspicion ("nonce
+	 * replid", the replication id it was raised for), ARGV[3] the suspicion read before
+	 * (empty if none). Returns {1, suspicion in force} (the one written, or the one
+	 * another engine wrote first, or empty if another engine vetted the master since), or
+	 * {0} when the dataset is not the one judged.
+	 */
+	public static final Script GUARD_SUSPECT = of("guard-suspect", """
+			if redis.call('hget', KEYS[1], 'id') ~= ARGV[1] then
+				return {0}
+			end
+			local current = redis.call('hget', KEYS[1], 'suspect') or ''
+			if current ~= ARGV[3] then
+				return {1, current}
+			end
+			redis.call('hset', KEYS[1], 'suspect', ARGV[2])
+			return {1, ARGV[2]}
 			""");
 
 	/**
@@ -350,18 +468,12 @@ public record Script(String name, String text, String sha1) {
 	 * record, not the delete. KEYS[1] the dataset marker, KEYS[2] the pending record;
 	 * ARGV[1] the new nonce, ARGV[2] this engine's restart guard in milliseconds. Returns
 	 * {0, nonce, guard}, as {@link #GUARD_READ} does for a master without its marker,
-	 * with the longest guard either record kept, raised to ARGV[2].
+	 * with this engine's guard (the engines' records are read by {@link #GUARD_READ}).
 	 */
 	public static final Script GUARD_EVICTED = of("guard-evicted", """
-			local guard = tonumber(ARGV[2])
-			local recorded = math.max(tonumber(redis.call('hget', KEYS[1], 'guard') or '0'),
-				tonumber(redis.call('hget', KEYS[2], 'guard') or '0'))
-			if recorded > guard then
-				guard = recorded
-			end
 			redis.call('del', KEYS[1])
-			redis.call('hset', KEYS[2], 'nonce', ARGV[1], 'guard', tostring(guard))
-			return {0, ARGV[1], guard}
+			redis.call('hset', KEYS[2], 'nonce', ARGV[1])
+			return {0, ARGV[1], tonumber(ARGV[2])}
 			""");
 
 	public static Script of(String name, String text) {

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.function.LongConsumer;
+import java.util.logging.Logger;
 
 /**
  * What a node knows of its server on the connection open now: its {@code run_id} (to
@@ -31,8 +32,16 @@ import java.util.function.LongConsumer;
  * further loss happened since. Any lease granted with this master before the loss was
  * granted before the nonce existed, so it has expired by then.
  * <p>
- * A master that kept its data (restarted from an append-only file) still has its marker
- * and votes at once, whatever its new {@code run_id}. A marker with another dataset id
+ * Trust follows the dataset's replication history, not the server process: the marker
+ * records the replication id ({@code master_replid}) of the server last vetted, which the
+ * granting scripts compare with the server's own ({@link Script#VETTED}), so a server
+ * switched behind an open connection never votes. A master whose replication id is not
+ * the one vetted (a replica promoted, a resync and failback, a restart) may lack writes:
+ * unless the change loses nothing (a restart that keeps every write, on a dataset never
+ * seen with replicas; the same process with a new backlog), the suspicion is recorded on
+ * the master itself ({@link Script#GUARD_SUSPECT}), so that no restart erases it, and the
+ * master is held back from when this engine first saw it, then vetted again
+ * ({@link Script#GUARD_VET}). A replica does not vote. A marker with another dataset id
  * than the one this engine last trusted on this entry (another server behind the address,
  * or a loss handled while this engine was away) is held back the same way, from when this
  * engine first saw it. Server processes an operator declared brand new
@@ -68,6 +77,20 @@ public final class ServerState {
 	 */
 	private record Hold(String what, long since) {
 	}
+
+	private static final Logger log = Logger.getLogger(ServerState.class.getName());
+
+	/** The dataset marker and the pending record, for the scripts that use both. */
+	private String[] pair() {
+		return new String[] { this.guardKeys[0], this.guardKeys[1] };
+	}
+
+	private static String seconds(long millis) {
+		return TimeUnit.MILLISECONDS.toSeconds(millis + 999) + " s";
+	}
+
+	/** What a replica is held back for: it does not vote while it replicates. */
+	private static final String REPLICA = "replica";
 
 	/** The guard scripts' keys: the dataset marker, then the pending record. */
 	private final String[] guardKeys;
@@ -164,10 +187,10 @@ public final class ServerState {
 		// server (run_id), memory (eviction), persistence (append-only file), stats
 		// (evicted keys), replication
 		CompletableFuture<String> info = server.info("default").toCompletableFuture();
-		CompletableFuture<List<Object>> marker = (this.guard != null)
-				? server.eval(Script.GUARD_READ, this.guardKeys, this.ids.get(), Long.toString(this.guard.millis()))
-					.toCompletableFuture()
-				: CompletableFuture.completedFuture(null);
+		CompletableFuture<List<Object>> marker = (this.guard != null) ? server
+			.eval(Script.GUARD_READ, this.guardKeys, this.ids.get(), Long.toString(this.guard.millis()),
+					this.guard.id(), this.guard.who(), Long.toString(this.guard.recordMillis()))
+			.toCompletableFuture() : CompletableFuture.completedFuture(null);
 		return CompletableFuture.allOf(info, marker).handle((ok, error) -> {
 			long now = this.nanoClock.getAsLong();
 			if (this.epoch.getAsLong() != sentIn) {
@@ -218,7 +241,7 @@ public final class ServerState {
 	 */
 	private CompletableFuture<Void> evictedNow(Server server, Seen found, long now) {
 		String nonce = this.ids.get();
-		return server.eval(Script.GUARD_EVICTED, this.guardKeys, nonce, Long.toString(this.guard.millis()))
+		return server.eval(Script.GUARD_EVICTED, pair(), nonce, Long.toString(this.guard.millis()))
 			.toCompletableFuture()
 			.handle((lost, error) -> {
 				if (this.epoch.getAsLong() != found.epoch) {
@@ -236,37 +259,154 @@ public final class ServerState {
 	}
 
 	/**
-	 * The guard's verdict on a marker read, ending a hold-back that is over.
+	 * The guard's verdict on a marker read ({@link Script#GUARD_READ}), ending a
+	 * hold-back that is over.
+	 * <p>
+	 * Trust follows the dataset's replication history, not the server process: the marker
+	 * records the replication id ({@code master_replid}) of the server last vetted, and a
+	 * master whose own id is another (a replica promoted, a master resynced from another
+	 * server and failed back, a restart, another server behind the address) may lack
+	 * writes it acknowledged: unless the change is one that loses nothing, it is a
+	 * possible loss, recorded on the master itself ({@link Script#GUARD_SUSPECT}) so that
+	 * no restart erases it, and held back for the guard from when this engine first saw
+	 * that record. A replica does not vote.
 	 * @param evicted whether the read found the master evicting, or to have evicted
 	 */
 	private CompletableFuture<Void> judge(Server server, Seen found, List<Object> marker, long now, boolean evicted) {
-		this.guard.adopt(((Number) marker.get(2)).longValue());
+		if (marker.size() > 12 && this.guard.adopt(this, ((Number) marker.get(2)).longValue(), text(marker, 11),
+				((Number) marker.get(12)).longValue())) {
+			log.warning("quorumlock: this instance's restart guard, " + seconds(this.guard.millis())
+					+ " (quorumlock.rejoin-delay, by default its longest lease), is more than twice the longest of "
+					+ "the other clients of these masters, " + seconds(((Number) marker.get(12)).longValue())
+					+ ": every client of these masters now holds a master that lost its data back for "
+					+ seconds(this.guard.millis()) + ", for as long as this instance runs (and its guard after)");
+		}
+		Replication replication = Replication.of(marker);
+		if (replication.isReplica()) {
+			Hold current = this.hold;
+			if (current == null || !current.what.equals(REPLICA)) {
+				this.hold = new Hold(REPLICA, now);
+			}
+			return untrusted(found);
+		}
 		String id = (String) marker.get(1);
+		String runId = (replication.runId != null) ? replication.runId : found.runId;
 		if (((Number) marker.get(0)).longValue() == 0) {
 			// declared brand new: only while no master of these was ever seen marked (a
 			// deployment in use is not brand new, and a FLUSHALL does not make it so),
 			// and never one that evicted
-			boolean fresh = !evicted && found.runId != null && this.freshRunIds.contains(found.runId)
-					&& this.trustedId == null && !this.anyMarked.get();
+			boolean fresh = !evicted && runId != null && this.freshRunIds.contains(runId) && this.trustedId == null
+					&& !this.anyMarked.get();
 			if (!fresh && !held("nonce " + id, now)) {
 				this.seen = found.trusted(false);
 				return CompletableFuture.completedFuture(null);
 			}
-			return promote(server, found, id);
+			return promote(server, found, id, runId);
 		}
-		String vetted = (marker.size() > 3) ? (String) marker.get(3) : "";
+		String vetted = text(marker, 3);
+		String vettedReplid = text(marker, 4);
+		String suspect = text(marker, 5);
+		boolean replicated = "1".equals(text(marker, 6));
 		boolean knownDataset = this.trustedId == null || this.trustedId.equals(id);
-		if (knownDataset && vetted.equals(found.runId)) {
+		if (!knownDataset) {
+			return held("dataset " + id, now) ? vet(server, found, id, runId, replication.replid, suspect)
+					: untrusted(found);
+		}
+		if (!suspect.isEmpty()) {
+			if (!replication.replid.equals(suspicionReplid(suspect))) {
+				// changed again since the suspicion was raised: a further possible loss,
+				// held back anew
+				return suspect(server, found, id, replication, suspect, now);
+			}
+			return held("suspect " + suspicionNonce(suspect), now)
+					? vet(server, found, id, runId, replication.replid, suspect) : untrusted(found);
+		}
+		if (!replication.replid.isEmpty() && replication.replid.equals(vettedReplid)) {
 			trust(found, id, true);
 			return CompletableFuture.completedFuture(null);
 		}
-		if (!knownDataset) {
-			return held("dataset " + id, now) ? vet(server, found, id) : untrusted(found);
+		boolean sameProcess = runId != null && runId.equals(vetted);
+		if (sameProcess && !replication.promoted()) {
+			// the very process vetted: under a marker that records no replication id yet
+			// (written by an earlier version), or with a new id without a promotion (a
+			// master creates its replication backlog afresh, with a new id, when its
+			// first replica attaches after it had none for a while); a resync and a
+			// failback always show a promotion
+			return vet(server, found, id, runId, replication.replid, "");
 		}
-		// a new server process with this dataset: it may lack the last writes, unless it
-		// keeps every write
-		return keepsEveryWrite(server, found).thenCompose(
-				(keeps) -> (keeps || held("process " + found.runId, now)) ? vet(server, found, id) : untrusted(found));
+		if (!sameProcess && !replication.promoted() && !replicated) {
+			// a new process of a dataset never seen with replicas: a restart, which
+			// lost nothing if it keeps every write
+			return keepsEveryWrite(server, found)
+				.thenCompose((keeps) -> keeps ? vet(server, found, id, runId, replication.replid, "")
+						: suspect(server, found, id, replication, "", now));
+		}
+		return suspect(server, found, id, replication, "", now);
+	}
+
+	/**
+	 * Record a possible loss on the master (or take the one another engine recorded
+	 * first), and hold the master back from when this engine first saw it.
+	 * @param before the suspicion read, empty if none
+	 */
+	private CompletableFuture<Void> suspect(Server server, Seen found, String id, Replication replication,
+			String before, long now) {
+		String suspicion = this.ids.get() + " " + replication.replid;
+		return server.eval(Script.GUARD_SUSPECT, new String[] { this.guardKeys[0] }, id, suspicion, before)
+			.toCompletableFuture()
+			.handle((reply, error) -> {
+				if (this.epoch.getAsLong() == found.epoch && error == null
+						&& ((Number) reply.get(0)).longValue() == 1) {
+					String recorded = text(reply, 1);
+					if (!recorded.isEmpty()) {
+						held("suspect " + suspicionNonce(recorded), now);
+					}
+				}
+				if (this.epoch.getAsLong() == found.epoch) {
+					this.seen = found.trusted(false);
+				}
+				return null;
+			});
+	}
+
+	private static String suspicionNonce(String suspicion) {
+		int space = suspicion.indexOf(' ');
+		return (space < 0) ? suspicion : suspicion.substring(0, space);
+	}
+
+	private static String suspicionReplid(String suspicion) {
+		int space = suspicion.indexOf(' ');
+		return (space < 0) ? "" : suspicion.substring(space + 1);
+	}
+
+	/** Element {@code index} of a script's reply as text; empty if absent. */
+	private static String text(List<Object> reply, int index) {
+		Object value = (reply.size() > index) ? reply.get(index) : null;
+		return (value != null) ? value.toString() : "";
+	}
+
+	/**
+	 * The server's replication history as the guard script read it in the same step as
+	 * the marker: its role, {@code master_replid}, whether it was promoted (a
+	 * {@code master_replid2} set) and its {@code run_id}. Unknown (a master, with an
+	 * empty id) from a reply without it ({@link Script#GUARD_EVICTED}).
+	 */
+	private record Replication(String role, String replid, boolean promoted, String runId) {
+
+		static Replication of(List<Object> reply) {
+			if (reply.size() < 11) {
+				return new Replication("master", "", false, null);
+			}
+			String replid2 = text(reply, 9);
+			String runId = text(reply, 10);
+			return new Replication(text(reply, 7), text(reply, 8),
+					!replid2.isEmpty() && !replid2.chars().allMatch((c) -> c == '0'), runId.isEmpty() ? null : runId);
+		}
+
+		boolean isReplica() {
+			return !this.role.isEmpty() && !this.role.equals("master");
+		}
+
 	}
 
 	/**
@@ -287,22 +427,20 @@ public final class ServerState {
 
 	/**
 	 * Whether the server keeps every acknowledged write across a restart: an append-only
-	 * file with {@code appendfsync always}, on a server that was not a replica promoted
-	 * (whose data may lag its former master's). False when the configuration cannot be
-	 * read.
+	 * file with {@code appendfsync always}. False when the configuration cannot be read.
 	 */
 	private static CompletableFuture<Boolean> keepsEveryWrite(Server server, Seen found) {
-		if (!found.aofEnabled || found.promoted) {
+		if (!found.aofEnabled) {
 			return CompletableFuture.completedFuture(false);
 		}
 		return server.configGet("appendfsync").toCompletableFuture().handle((fsync, error) -> "always".equals(fsync));
 	}
 
 	/** Write the marker of a master held back long enough since it lost its data. */
-	private CompletableFuture<Void> promote(Server server, Seen found, String nonce) {
+	private CompletableFuture<Void> promote(Server server, Seen found, String nonce, String runId) {
 		return server
-			.eval(Script.GUARD_PROMOTE, this.guardKeys, nonce, this.ids.get(),
-					Long.toString(this.guard.adoptedMillis()), String.valueOf(found.runId))
+			.eval(Script.GUARD_PROMOTE, pair(), nonce, this.ids.get(), Long.toString(this.guard.adoptedMillis()),
+					String.valueOf(runId))
 			.toCompletableFuture()
 			.handle((promoted, error) -> {
 				if (this.epoch.getAsLong() == found.epoch) {
@@ -321,9 +459,16 @@ public final class ServerState {
 			});
 	}
 
-	/** Record the server process as vetted on its dataset, and trust it. */
-	private CompletableFuture<Void> vet(Server server, Seen found, String id) {
-		return server.eval(Script.GUARD_VET, this.guardKeys, id, String.valueOf(found.runId))
+	/**
+	 * Record the server as vetted on its dataset (its run_id and replication id), and
+	 * trust it.
+	 * @param suspicion the suspicion held back for, which the record clears; empty if
+	 * none
+	 */
+	private CompletableFuture<Void> vet(Server server, Seen found, String id, String runId, String replid,
+			String suspicion) {
+		return server
+			.eval(Script.GUARD_VET, new String[] { this.guardKeys[0] }, id, String.valueOf(runId), replid, suspicion)
 			.toCompletableFuture()
 			.handle((vetted, error) -> {
 				if (this.epoch.getAsLong() == found.epoch) {
@@ -418,7 +563,8 @@ public final class ServerState {
 		}
 		Hold current = this.hold;
 		long full = holdBackNanos();
-		return (current == null) ? full : Math.max(0, current.since + full - this.nanoClock.getAsLong());
+		return (current == null || current.what.equals(REPLICA)) ? full
+				: Math.max(0, current.since + full - this.nanoClock.getAsLong());
 	}
 
 	/** Why the guard holds the server back now, for messages; null if it does not. */
@@ -428,14 +574,20 @@ public final class ServerState {
 		}
 		Hold current = this.hold;
 		long guardSeconds = TimeUnit.NANOSECONDS.toSeconds(this.guard.adoptedNanos());
+		String by = this.guard.adoptedBy();
+		String recorded = (by != null) ? ", recorded by " + by : "";
 		if (!isKnown() || current == null) {
 			return "held back by the restart guard until its dataset marker is read (rejoin-delay " + guardSeconds
-					+ " s)";
+					+ " s" + recorded + ")";
+		}
+		if (current.what.equals(REPLICA)) {
+			return "held back: it is a replica (role:slave), which takes no lock writes; promoted, it is held back "
+					+ "by the restart guard (rejoin-delay " + guardSeconds + " s" + recorded + ")";
 		}
 		long left = TimeUnit.NANOSECONDS.toSeconds(heldBackNanos() + 999_999_999);
 		String why = why(current.what);
 		return "held back by the restart guard for another " + left + " s: " + why + " (rejoin-delay " + guardSeconds
-				+ " s)";
+				+ " s" + recorded + ")";
 	}
 
 	/**
@@ -474,9 +626,9 @@ public final class ServerState {
 		if (what.startsWith("nonce")) {
 			return "it lost its data (restarted empty, flushed, another server behind its address, or keys evicted)";
 		}
-		if (what.startsWith("process")) {
-			return "a new server process came up with its data (a restart from a snapshot or from an append-only "
-					+ "file without appendfsync always, or a failover to a replica), which may lack the last writes";
+		if (what.startsWith("suspect")) {
+			return "its replication history changed (a replica promoted, a resync from another server, a failover "
+					+ "behind its address, or a restart that may lack the last writes), so it may lack keys it granted";
 		}
 		return "another dataset than the one seen before is behind its address";
 	}

@@ -61,14 +61,10 @@ public final class SharedScripts {
 	 * Shared grant. KEYS[1] lock key, KEYS[2] (under the restart guard) the master's
 	 * dataset marker; ARGV[1] token, ARGV[2] lease in milliseconds. Returns 1 if this
 	 * token is now a shared holder, 0 if an exclusive holder has the key or a waiting
-	 * exclusive request's intent is there, -1 if the dataset marker is missing (see
-	 * {@link Script#ACQUIRE}).
+	 * exclusive request's intent is there, -1 if the dataset marker is missing or names
+	 * another replication history (see {@link Script#ACQUIRE}).
 	 */
-	public static final Script ACQUIRE = Script.of("shared-acquire", """
-			if #KEYS > 1 and redis.call('exists', KEYS[2]) == 0 then
-				return -1
-			end
-			""" + NOW + """
+	public static final Script ACQUIRE = Script.of("shared-acquire", Script.VETTED + NOW + """
 			local kind = redis.call('type', KEYS[1]).ok
 			if kind == 'string' then
 				return 0

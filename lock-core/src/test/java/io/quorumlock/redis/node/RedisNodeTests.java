@@ -26,11 +26,15 @@ class RedisNodeTests {
 	private final FakeTransport transport = new FakeTransport();
 
 	private RedisNode node(boolean replicatedWrites) {
+		return node(replicatedWrites, null);
+	}
+
+	private RedisNode node(boolean replicatedWrites, GuardRecord guard) {
 		NodeContext context = new NodeContext(this.timers, "lock:{quorumlock:probe}",
 				"lock:{quorumlock:probe}:released",
-				new String[] { "lock:{quorumlock:marker}", "lock:{quorumlock:pending}" }, null, 0.01, Set.of(),
-				new java.util.concurrent.atomic.AtomicBoolean(), () -> "id", replicatedWrites, false,
-				(channel, message) -> {
+				new String[] { "lock:{quorumlock:marker}", "lock:{quorumlock:pending}", "lock:{quorumlock:guards}" },
+				guard, 0.01, Set.of(), new java.util.concurrent.atomic.AtomicBoolean(), () -> "id", replicatedWrites,
+				false, (channel, message) -> {
 				}, (address, error) -> {
 				});
 		RedisNode node = new RedisNode(this.transport, context);
@@ -51,6 +55,20 @@ class RedisNodeTests {
 		assertThat(node.votes(false)).isTrue();
 		assertThat(this.transport.loaded()).hasSize(RedisNode.SCRIPTS.length);
 		assertThat(this.transport.loaded()).contains(SharedScripts.RELEASE.text(), Script.GUARD_READ.text());
+	}
+
+	@Test
+	void aNoScriptOnTheGuardsOwnReadStartsAnEpochAndLoadsTheScriptsAgain() {
+		// the server behind the connection forgot the scripts (a restart, or another
+		// server behind a connection that stayed open): the read is as blind as a round
+		RedisNode node = node(false, new GuardRecord(java.util.concurrent.TimeUnit.SECONDS.toNanos(10)));
+		long before = node.epoch();
+		assertThat(this.transport.loaded()).hasSize(RedisNode.SCRIPTS.length);
+		this.transport.guardNoScriptOnce = true;
+		node.maintain();
+		this.timers.runDue();
+		assertThat(node.sameConnection(before)).isFalse();
+		assertThat(this.transport.loaded()).as("loaded again").hasSize(2 * RedisNode.SCRIPTS.length);
 	}
 
 	@Test
@@ -123,6 +141,9 @@ class RedisNodeTests {
 		boolean holdLoads;
 
 		boolean noScriptOnce;
+
+		/** The guard's own read answers NOSCRIPT once. */
+		boolean guardNoScriptOnce;
 
 		final List<CompletableFuture<String>> heldLoads = new ArrayList<>();
 
@@ -208,6 +229,10 @@ class RedisNodeTests {
 		@Override
 		public CompletionStage<List<Object>> evalshaList(String sha1, String[] keys, String... args) {
 			this.calls.add("evalsha " + sha1 + " " + keys[0]);
+			if (this.transport.guardNoScriptOnce) {
+				this.transport.guardNoScriptOnce = false;
+				return CompletableFuture.failedFuture(new RedisNoScriptException("NOSCRIPT No matching script."));
+			}
 			return CompletableFuture.completedFuture(List.of(1L, "d1", 0L));
 		}
 

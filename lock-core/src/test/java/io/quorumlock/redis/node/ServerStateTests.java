@@ -106,7 +106,7 @@ class ServerStateTests {
 		this.server.info = "run_id:other\r\nuptime_in_seconds:0\r\naof_enabled:0\r\n";
 		read(state);
 		assertThat(state.isTrusted()).isFalse();
-		assertThat(state.heldBackReason()).contains("a new server process came up with its data");
+		assertThat(state.heldBackReason()).contains("its replication history changed");
 		this.clock.addAndGet(GUARD);
 		read(state);
 		assertThat(state.isTrusted()).isTrue();
@@ -270,6 +270,20 @@ class ServerStateTests {
 	}
 
 	@Test
+	void aGuardRecordThatRunsOutIsNoLongerAdopted() {
+		ServerState state = state(0, Set.of());
+		this.server.recordedGuard = TimeUnit.NANOSECONDS.toMillis(3 * GUARD);
+		read(state);
+		assertThat(state.heldBackReason()).contains("(rejoin-delay 30 s, recorded by 4242@other-host)");
+		// the engine that recorded it stopped: its record ran out
+		this.server.recordedGuard = 0;
+		this.clock.addAndGet(GUARD);
+		read(state);
+		assertThat(state.isTrusted()).as("held back for this engine's own guard only").isTrue();
+		assertThat(this.guard.adoptedMillis()).isEqualTo(TimeUnit.NANOSECONDS.toMillis(GUARD));
+	}
+
+	@Test
 	void aGrantThatFoundNoMarkerHoldsTheMasterBackUntilReadAgain() {
 		ServerState state = state(0, Set.of());
 		this.server.mark("d1", "abc");
@@ -383,6 +397,69 @@ class ServerStateTests {
 	}
 
 	@Test
+	void aPromotedReplicaIsSuspectedOnTheMasterItselfSoThatARestartDuringItsHoldBackDoesNotClearIt() {
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc"); // copied from its former master
+		this.server.info = "run_id:other\r\naof_enabled:1\r\nmaster_replid2:8f3c\r\n";
+		this.server.appendfsync = "always";
+		read(state);
+		assertThat(state.isTrusted()).isFalse();
+		assertThat(this.server.suspect).as("recorded on the master").isNotNull();
+		// restarted from its append-only file: a new process, and no promotion in sight
+		this.epoch.incrementAndGet();
+		this.server.info = "run_id:third\r\naof_enabled:1\r\n" + NOT_A_REPLICA;
+		ServerState fresh = state(0, Set.of()); // an engine that never saw the promotion
+		read(fresh);
+		read(state);
+		assertThat(fresh.isTrusted()).isFalse();
+		assertThat(state.isTrusted()).isFalse();
+		assertThat(fresh.heldBackReason()).contains("its replication history changed");
+		this.clock.addAndGet(GUARD);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		assertThat(this.server.suspect).as("vetted again").isNull();
+		assertThat(this.server.vettedReplid).isEqualTo("rthird");
+	}
+
+	@Test
+	void theSameProcessWithANewHistoryAfterAPromotionIsHeldBack() {
+		// a master resynced from a lagging replica, then failed back: its own run_id and
+		// marker, another replication history
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		this.server.info = "run_id:abc\r\nmaster_replid:fresh\r\nmaster_replid2:8f3c\r\n";
+		read(state);
+		assertThat(state.isTrusted()).isFalse();
+		assertThat(state.heldBackReason()).contains("its replication history changed");
+	}
+
+	@Test
+	void theSameProcessWithANewHistoryWithoutAPromotionIsVettedAtOnce() {
+		// a master creates its replication backlog afresh, with a new id, when a first
+		// replica attaches
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		read(state);
+		this.server.info = "run_id:abc\r\nmaster_replid:fresh\r\n" + NOT_A_REPLICA;
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		assertThat(this.server.vettedReplid).isEqualTo("fresh");
+	}
+
+	@Test
+	void aReplicaDoesNotVote() {
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		this.server.info = "run_id:abc\r\nrole:slave\r\n";
+		read(state);
+		assertThat(state.isTrusted()).isFalse();
+		assertThat(state.heldBackReason()).contains("it is a replica");
+		assertThat(this.server.scripts).doesNotContain(Script.GUARD_VET.name(), Script.GUARD_SUSPECT.name());
+	}
+
+	@Test
 	void parsesTheServerSection() {
 		assertThat(ServerState.parseRunId(INFO)).isEqualTo("abc");
 		assertThat(ServerState.parseUptimeSeconds(INFO)).isEqualTo(42);
@@ -400,13 +477,23 @@ class ServerStateTests {
 
 		String vetted;
 
+		/** The replication id the marker records as vetted. */
+		String vettedReplid;
+
+		/** The possible loss recorded on the marker ("nonce replid"), or null. */
+		String suspect;
+
 		String appendfsync = "everysec";
 
 		boolean configRefused;
 
 		String nonce;
 
+		/** The longest live guard recorded by another engine; 0 if none. */
 		long recordedGuard;
+
+		/** This engine's guard as it recorded it. */
+		long ownGuard;
 
 		long promotedGuard;
 
@@ -422,11 +509,14 @@ class ServerStateTests {
 		void mark(String id, String runId) {
 			this.marker = id;
 			this.vetted = runId;
+			this.vettedReplid = "r" + runId;
 		}
 
 		void flush() {
 			this.marker = null;
 			this.vetted = null;
+			this.vettedReplid = null;
+			this.suspect = null;
 			this.nonce = null;
 			this.recordedGuard = 0;
 		}
@@ -446,33 +536,75 @@ class ServerStateTests {
 					: CompletableFuture.completedFuture(this.appendfsync);
 		}
 
+		/**
+		 * What INFO says, or the default: a master, its replication id one per run_id.
+		 */
+		private String field(String name, String otherwise) {
+			String value = ServerState.field(this.info, name);
+			return (value != null) ? value : otherwise;
+		}
+
+		String runId() {
+			return field("run_id:", "");
+		}
+
+		String replid() {
+			return field("master_replid:", "r" + runId());
+		}
+
+		private List<Object> read(long found, String id) {
+			long guard = Math.max(this.ownGuard, this.recordedGuard);
+			String by = (this.recordedGuard > this.ownGuard) ? "4242@other-host" : "";
+			return List.of(found, id, guard, (found == 1 && this.vetted != null) ? this.vetted : "",
+					(found == 1 && this.vettedReplid != null) ? this.vettedReplid : "",
+					(found == 1 && this.suspect != null) ? this.suspect : "", "", field("role:", "master"), replid(),
+					field("master_replid2:", "0000"), runId(), by, this.recordedGuard);
+		}
+
 		@Override
 		public CompletionStage<List<Object>> eval(Script script, String[] keys, String... args) {
 			this.scripts.add(script.name());
+			if (this.fail) {
+				return CompletableFuture.failedFuture(new RedisConnectionException("down"));
+			}
 			if (script == Script.GUARD_READ) {
-				this.recordedGuard = Math.max(this.recordedGuard, Long.parseLong(args[1]));
+				this.ownGuard = Long.parseLong(args[1]);
 				if (this.marker != null) {
-					return CompletableFuture.completedFuture(
-							List.of(1L, this.marker, this.recordedGuard, (this.vetted != null) ? this.vetted : ""));
+					return CompletableFuture.completedFuture(read(1L, this.marker));
 				}
 				if (this.nonce == null) {
 					this.nonce = args[0];
 				}
-				return CompletableFuture.completedFuture(List.of(0L, this.nonce, this.recordedGuard));
+				return CompletableFuture.completedFuture(read(0L, this.nonce));
 			}
 			if (script == Script.GUARD_EVICTED) {
-				this.recordedGuard = Math.max(this.recordedGuard, Long.parseLong(args[1]));
 				this.marker = null;
 				this.vetted = null;
+				this.vettedReplid = null;
+				this.suspect = null;
 				this.nonce = args[0];
-				return CompletableFuture.completedFuture(List.of(0L, this.nonce, this.recordedGuard));
+				return CompletableFuture.completedFuture(List.of(0L, this.nonce, Long.parseLong(args[1])));
 			}
 			if (script == Script.GUARD_VET) {
-				if (!args[0].equals(this.marker)) {
+				if (!args[0].equals(this.marker) || !args[3].equals((this.suspect != null) ? this.suspect : "")
+						|| !args[2].equals(replid())) {
 					return CompletableFuture.completedFuture(List.of(0L));
 				}
 				this.vetted = args[1];
+				this.vettedReplid = args[2];
+				this.suspect = null;
 				return CompletableFuture.completedFuture(List.of(1L));
+			}
+			if (script == Script.GUARD_SUSPECT) {
+				if (!args[0].equals(this.marker)) {
+					return CompletableFuture.completedFuture(List.of(0L));
+				}
+				String current = (this.suspect != null) ? this.suspect : "";
+				if (!current.equals(args[2])) {
+					return CompletableFuture.completedFuture(List.of(1L, current));
+				}
+				this.suspect = args[1];
+				return CompletableFuture.completedFuture(List.of(1L, this.suspect));
 			}
 			if (this.loseBeforePromote) {
 				flush();
@@ -486,6 +618,7 @@ class ServerStateTests {
 			this.marker = args[1];
 			this.promotedGuard = Long.parseLong(args[2]);
 			this.vetted = args[3];
+			this.vettedReplid = replid();
 			this.nonce = null;
 			return CompletableFuture.completedFuture(List.of(1L, this.marker));
 		}

@@ -250,7 +250,7 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			}
 		}
 		else if (this.keys.size() > 1 && MultiKeyProof.needed(this.validUntil, now, this.leaseNanos)) {
-			prove(until);
+			prove();
 		}
 		else {
 			this.validUntil = Math.min(this.validUntil, until);
@@ -365,21 +365,21 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	}
 
 	/**
-	 * The proof round of a multi-key grant ({@link MultiKeyProof}); a key that falls
+	 * The proof round of a multi-key grant ({@link MultiKeyProof}): every key, the last
+	 * one included, is extended to the whole lease where its token holds it, so that the
+	 * grant's validity is measured from the proof's start and a multi-key lease starts
+	 * with two thirds of its lease at least (less the drift allowance). A key that falls
 	 * short may have been lost: every key is undone and the keys are taken again from the
 	 * first, in order, while the wait lasts (the local gates stay ours, so no caller of
 	 * this JVM gets in between).
-	 * @param lastUntil the validity of the last key, from its own round
 	 */
-	private void prove(long lastUntil) {
+	private void prove() {
 		if (this.result.isDone()) {
 			giveUp(null);
 			return;
 		}
 		this.rounds++;
-		MultiKeyProof
-			.run(this.parts, this.keys.subList(0, this.keys.size() - 1), this.tokens, this.leaseMillis, this.leaseNanos,
-					lastUntil)
+		MultiKeyProof.run(this.parts, this.keys, this.tokens, this.leaseMillis, this.leaseNanos, Long.MAX_VALUE)
 			.whenComplete((proof, error) -> {
 				if (proof != null && proof.failure() == null) {
 					this.validUntil = proof.validUntil();

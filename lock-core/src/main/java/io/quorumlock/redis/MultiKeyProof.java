@@ -8,14 +8,15 @@ import java.util.concurrent.CompletableFuture;
  * a quorum, uninterrupted) only until the earliest of their validities; once less than
  * two thirds of a lease is left of it (the point at which a lease would have been
  * renewed) the grant runs a compare-and-extend round instead, so that it never stands on
- * a key that may have expired, and a new lease always starts with most of its validity.
+ * a key that may have expired, and a new lease always starts with two thirds of its lease
+ * at least, less the drift allowance (a round takes less than a third of a lease).
  * <p>
- * The round extends every earlier key to the full lease where the token still holds it,
- * on every node in parallel. A key extended on a quorum was held by this token on each of
- * those nodes since its SET (a token is set once and never comes back after an expiry or
- * a delete), so no other client can have held it on a quorum meanwhile; its validity is
- * then measured from the start of this round. Each key is proven with the token of the
- * round that won it, which no other round of this acquisition ever used.
+ * The round extends every key, the last one too, to the full lease where the token still
+ * holds it, on every node in parallel. A key extended on a quorum was held by this token
+ * on each of those nodes since its SET (a token is set once and never comes back after an
+ * expiry or a delete), so no other client can have held it on a quorum meanwhile; its
+ * validity is then measured from the start of this round. Each key is proven with the
+ * token of the round that won it, which no other round of this acquisition ever used.
  */
 final class MultiKeyProof {
 

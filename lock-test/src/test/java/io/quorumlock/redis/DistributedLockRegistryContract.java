@@ -306,7 +306,7 @@ abstract class DistributedLockRegistryContract<R extends DistributedLockRegistry
 
 	@Test
 	void anExpiredLeaseThatWasNeverReleasedDoesNotBlockItsOwnProcess() {
-		Lease stale = this.locks.acquire(request("a").lease(Duration.ofMillis(400)).renew(false));
+		Lease stale = this.locks.acquire(request("a").lease(SHORT_LEASE).renew(false));
 		// the same process, as another process would: it waits for the lease to run out,
 		// not for a release that may never come
 		Lease newer = this.locks.acquire(request("a").waitAtMost(Duration.ofSeconds(5)));
@@ -323,7 +323,7 @@ abstract class DistributedLockRegistryContract<R extends DistributedLockRegistry
 
 	@Test
 	void aLockViewWhoseLeaseExpiredIsFreeForTheNextThread() throws Exception {
-		Lock lock = this.locks.asLock(request("view").lease(Duration.ofMillis(400)).renew(false));
+		Lock lock = this.locks.asLock(request("view").lease(SHORT_LEASE).renew(false));
 		lock.lock();
 		ExecutorService other = Executors.newSingleThreadExecutor();
 		try {

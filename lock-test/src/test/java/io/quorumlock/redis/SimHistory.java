@@ -22,9 +22,8 @@ import io.quorumlock.LockMode;
  * <li>no lease is renewed (its keys extended or fenced) after it was released or lost;
  * once every engine is closed and every lease has run out, no lock key is left;</li>
  * <li>every acquisition ends (granted, refused or failed) by its deadline;</li>
- * <li>a lease is never granted without validity left (and, with
- * {@code -Dsim.multiKeyTwoThirds=true}, a grant on several keys starts with at least two
- * thirds of its lease left).</li>
+ * <li>a lease is never granted without validity left, and a grant on several keys starts
+ * with two thirds of its lease left at least, less the drift allowance.</li>
  * </ul>
  */
 final class SimHistory {
@@ -130,12 +129,13 @@ final class SimHistory {
 	}
 
 	/**
-	 * Whether a grant on several keys must start with two thirds of its lease left, as
-	 * the docs promise: off unless {@code -Dsim.multiKeyTwoThirds=true}, since seeds 487
-	 * and 503 find grants of 80 and 98 ms of a 150 ms lease (for the engine's multi-key
-	 * proof to settle).
+	 * The validity a lease sets aside for clock drift: {@code lease × 0.01 + 2 ms}, the
+	 * simulation's drift factor. A grant on several keys starts with two thirds of its
+	 * lease left, less this.
 	 */
-	private static final boolean MULTI_KEY_TWO_THIRDS = Boolean.getBoolean("sim.multiKeyTwoThirds");
+	private static long driftAllowance(long leaseNanos) {
+		return leaseNanos / 100 + 2_000_000L;
+	}
 
 	/** The caller received a lease. */
 	Grant granted(String engine, SimTimers clock, RedisLease lease) {
@@ -152,7 +152,7 @@ final class SimHistory {
 		if (left <= 0) {
 			violate("granted without validity left: " + grant);
 		}
-		else if (MULTI_KEY_TWO_THIRDS && lease.request().redisKeys().size() > 1 && 3 * left < 2 * whole) {
+		else if (lease.request().redisKeys().size() > 1 && 3 * (left + driftAllowance(whole)) < 2 * whole) {
 			violate("a multi-key grant with less than two thirds of its lease left: " + grant + " (" + left / 1_000_000
 					+ " of " + whole / 1_000_000 + " ms)");
 		}

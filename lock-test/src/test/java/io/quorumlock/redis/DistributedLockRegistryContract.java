@@ -313,7 +313,8 @@ abstract class DistributedLockRegistryContract<R extends DistributedLockRegistry
 		assertThat(stale.isValid()).isFalse();
 		assertThat(newer.isValid()).isTrue();
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(stale::release)
-			.withMessageContaining("lease lost, expired unrenewed after its lease of " + SHORT_LEASE.toMillis() + " ms");
+			.withMessageContaining(
+					"lease lost, expired unrenewed after its lease of " + SHORT_LEASE.toMillis() + " ms");
 		assertThat(newer.isValid()).isTrue();
 		assertHeldByNewerOwner(redisKey("a"));
 		assertThat(this.otherProcess.tryAcquire(request("a"))).isEmpty();

@@ -80,6 +80,9 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	/** How long closing waits for the releases of the leases still held. */
 	private final Duration releaseOnClose;
 
+	/** Each node's first deadline in a round, as built. */
+	private final Duration nodeTimeout;
+
 	/**
 	 * @param runtime what a test supplies the engine to run on (its timers, randomness
 	 * and transports), or null for its own threads, a {@code SecureRandom} and Lettuce
@@ -98,7 +101,8 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		this.guard = settings.guard();
 		this.releaseOnClose = (runtime != null) ? Duration.ZERO : settings.commandTimeout();
 		HeldBack heldBack = new HeldBack(this.connections.sameServer(), settings.evictionAllowed());
-		long nodeTimeoutNanos = settings.nodeTimeout().toNanos();
+		this.nodeTimeout = settings.nodeTimeout();
+		long nodeTimeoutNanos = this.nodeTimeout.toNanos();
 		this.voters = new RedisVoters(this.connections.nodes(), heldBack, this.timers, this.listener,
 				settings.syncReplicas(), nodeTimeoutNanos, this.connections.markerKey());
 		Losses losses = new Losses(this.listener, this.gates);
@@ -143,6 +147,17 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	 */
 	public Duration rejoinDelay() {
 		return Duration.ofNanos(this.guard.nanos());
+	}
+
+	/**
+	 * Each node's deadline in a round's first attempt, as built: the
+	 * {@link Builder#nodeTimeout(Duration) node timeout}. Every lease is longer than
+	 * three of it; a round that silence left undecided is retried with a longer deadline
+	 * (within the {@link Builder#retryBudget(Duration) retry budget}).
+	 * @return the node timeout
+	 */
+	public Duration nodeTimeout() {
+		return this.nodeTimeout;
 	}
 
 	/**

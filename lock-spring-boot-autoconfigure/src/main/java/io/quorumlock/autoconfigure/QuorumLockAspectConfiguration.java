@@ -55,7 +55,7 @@ class QuorumLockAspectConfiguration {
 	@ConditionalOnMissingBean
 	DistributedLockMethodValidator distributedLockMethodValidator(QuorumLockProperties properties,
 			ObjectProvider<DistributedLockRegistry> registry) {
-		return new DistributedLockMethodValidator(properties.getNodeTimeout(),
+		return new DistributedLockMethodValidator(() -> NodeTimeouts.inForce(registry.getIfUnique(), properties),
 				(name) -> ConfiguredLockOptions.forName(properties, name),
 				() -> (registry.getIfUnique() instanceof QuorumLockEngine engine) ? engine.rejoinDelay()
 						: Duration.ZERO);

@@ -40,10 +40,14 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 	private List<NodeProperties> nodes = new ArrayList<>();
 
 	/**
-	 * Bound on each node's answer within one round. Must stay below a third of every
-	 * lease.
+	 * Bound on each node's answer in a round's first attempt; a round that silence left
+	 * undecided is retried with a longer one, within the retry budget. Must stay below a
+	 * third of every lease. Default: 50ms with several masters; with one node (single
+	 * mode, or one master listed) spring.data.redis.timeout when single mode uses the
+	 * application's connection and sets it, else 1s; a default never exceeds a quarter of
+	 * the shortest lease declared.
 	 */
-	private Duration nodeTimeout = Duration.ofMillis(50);
+	private Duration nodeTimeout;
 
 	/**
 	 * Share of a lease assumed lost to clock drift between nodes, in [0, 0.5).

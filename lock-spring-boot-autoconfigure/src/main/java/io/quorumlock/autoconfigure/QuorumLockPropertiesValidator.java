@@ -15,13 +15,15 @@ final class QuorumLockPropertiesValidator {
 	}
 
 	/**
+	 * @param nodeTimeout the node timeout the engine will be built with: the property's
+	 * value when set, else the mode's default ({@link NodeTimeouts})
 	 * @throws InvalidQuorumLockPropertyException for the first bad value
 	 */
-	static void validate(QuorumLockProperties properties) {
+	static void validate(QuorumLockProperties properties, Duration nodeTimeout) {
 		if (properties.getKeyPrefix() == null) {
 			throw new InvalidQuorumLockPropertyException("quorumlock.key-prefix", "", "must not be null");
 		}
-		Duration nodeTimeout = positive("quorumlock.node-timeout", properties.getNodeTimeout());
+		positive("quorumlock.node-timeout", nodeTimeout);
 		double drift = properties.getClockDriftFactor();
 		if (!(drift >= 0 && drift < 0.5)) {
 			throw new InvalidQuorumLockPropertyException("quorumlock.clock-drift-factor", Double.toString(drift),

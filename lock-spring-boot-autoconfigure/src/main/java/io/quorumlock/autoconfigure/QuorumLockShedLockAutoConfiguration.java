@@ -37,10 +37,10 @@ public class QuorumLockShedLockAutoConfiguration {
 	@Bean
 	@ConditionalOnClass(name = "net.javacrumbs.shedlock.spring.annotation.SchedulerLock")
 	static SchedulerLockValidator quorumLockSchedulerLockValidator(ObjectProvider<LockProvider> provider,
-			ObjectProvider<QuorumLockProperties> properties) {
+			ObjectProvider<QuorumLockProperties> properties, ObjectProvider<DistributedLockRegistry> registry) {
 		return new SchedulerLockValidator(
 				() -> (provider.getIfUnique() instanceof QuorumLockProvider quorum) ? quorum : null,
-				properties.getObject().getNodeTimeout());
+				() -> NodeTimeouts.inForce(registry.getIfUnique(), properties.getObject()));
 	}
 
 }

@@ -146,6 +146,8 @@ class DistributedLockDeclarationFailureAnalyzer extends AbstractFailureAnalyzer<
 			case "name" -> where + "use a name without '{' or '}'.";
 			case "permits" -> where + "use permits = 1 for a plain lock, or k > 1 with mode EXCLUSIVE and a key "
 					+ "that evaluates to one key.";
+			case "interruptOnLoss" -> where + "remove interruptOnLoss: the asynchronous or reactive result of " + method
+					+ " already ends with a LeaseLostException when the lease is lost.";
 			case "modifier" -> "Make " + method + " public (or protected), non-static and non-final, "
 					+ "and call it on the injected bean, not on 'this', so that the Spring proxy locks it.";
 			default -> where + "return CompletionStage, CompletableFuture, Mono, Flux or a plain value.";

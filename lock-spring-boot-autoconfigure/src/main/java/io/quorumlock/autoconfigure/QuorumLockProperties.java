@@ -113,6 +113,12 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 	private final FencingProperties fencing = new FencingProperties();
 
 	/**
+	 * The commit guard of transactions begun under a lock.
+	 */
+	@NestedConfigurationProperty
+	private final CommitGuardProperties commitGuard = new CommitGuardProperties();
+
+	/**
 	 * Longest lock key accepted, in characters: the evaluated key, before the prefix and
 	 * the name are added. A longer key is refused before anything is sent to Redis.
 	 */
@@ -257,6 +263,10 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 
 	public FencingProperties getFencing() {
 		return this.fencing;
+	}
+
+	public CommitGuardProperties getCommitGuard() {
+		return this.commitGuard;
 	}
 
 	public int getAspectOrder() {

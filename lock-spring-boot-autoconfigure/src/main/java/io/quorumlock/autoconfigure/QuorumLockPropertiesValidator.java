@@ -37,6 +37,7 @@ final class QuorumLockPropertiesValidator {
 					text(retry.getMin()) + ".." + text(retry.getMax()), "max must not be below min");
 		}
 		notNegative("quorumlock.retry-budget", properties.getRetryBudget());
+		notNegative("quorumlock.commit-guard.margin", properties.getCommitGuard().getMargin());
 		if (properties.getRejoinDelay() != null) {
 			notNegative("quorumlock.rejoin-delay", properties.getRejoinDelay());
 		}

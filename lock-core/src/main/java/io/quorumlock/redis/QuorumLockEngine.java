@@ -21,6 +21,7 @@ import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockRequest;
+import io.quorumlock.LockRules;
 import io.quorumlock.RegistryAdmin;
 import io.quorumlock.RegistryStatus;
 import io.quorumlock.redis.node.RedisNode;
@@ -326,8 +327,12 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	 */
 	public static final class Builder extends EngineBuilder {
 
-		/** Default node timeout. */
-		public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
+		/**
+		 * Default node timeout of the builder, whatever the number of nodes (the Spring
+		 * Boot starter chooses a longer one for a single node:
+		 * {@link LockRules#defaultNodeTimeout}).
+		 */
+		public static final Duration DEFAULT_NODE_TIMEOUT = LockRules.QUORUM_NODE_TIMEOUT;
 
 		/** Default clock drift factor. */
 		public static final double DEFAULT_CLOCK_DRIFT_FACTOR = 0.01;

@@ -176,4 +176,12 @@ class NodeTimeoutDefaultsTests {
 
 	}
 
+	@Test
+	void theEngineBuilderKeepsFiftyMillisecondsForProgrammaticUse() {
+		// its callers give leases at call time that no default could know in advance
+		try (QuorumLockEngine one = QuorumLockEngine.builder().nodes("redis://127.0.0.1:" + PORT_A).build()) {
+			assertThat(one.nodeTimeout()).isEqualTo(Duration.ofMillis(50));
+		}
+	}
+
 }

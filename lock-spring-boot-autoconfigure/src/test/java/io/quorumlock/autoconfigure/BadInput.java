@@ -77,7 +77,10 @@ final class BadInput {
 	private static Object startupFailure(Class<? extends Throwable> type, Object configuration, String[] fragments) {
 		ApplicationContextRunner context = runner;
 		if (configuration instanceof Class<?> bean) {
-			context = context.withPropertyValues("quorumlock.nodes=" + CLOSED).withUserConfiguration(bean);
+			// the node timeout set, as the one-node default would fit the annotated
+			// leases
+			context = context.withPropertyValues("quorumlock.nodes=" + CLOSED, "quorumlock.node-timeout=50ms")
+				.withUserConfiguration(bean);
 		}
 		else {
 			@SuppressWarnings("unchecked")

@@ -244,7 +244,9 @@ class QuorumLockAutoConfigurationTests {
 
 	@Test
 	void runWhenNodeTimeoutIsNotWellBelowAnInstanceLeaseShouldFailNamingTheProperty() {
-		this.runner.withPropertyValues("spring.data.redis.port=" + PORT_A, "quorumlock.instances.orders.lease=150ms")
+		this.runner
+			.withPropertyValues("spring.data.redis.port=" + PORT_A, "quorumlock.node-timeout=50ms",
+					"quorumlock.instances.orders.lease=150ms")
 			.run((context) -> assertThat(propertyFailure(context))
 				.hasMessageStartingWith("quorumlock.node-timeout=50ms: lease 150 ms is too short for node timeout "
 						+ "50 ms: the node timeout must be below a third of every lease (the lease is "

@@ -2,13 +2,17 @@ package io.quorumlock.shedlock;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
@@ -35,18 +39,24 @@ import io.quorumlock.QuorumUnavailableException;
  * {@code lockAtMostFor} not longer than the lease is the lease itself, without renewal.
  * {@code lockAtLeastFor} is the minimum hold ({@code holdAtLeast}).
  * <p>
- * A lock held elsewhere gives {@link Optional#empty()}, so ShedLock skips the run; a
- * missing quorum throws {@link QuorumUnavailableException}, so the run is skipped and the
- * scheduler logs why. A lock can be extended (an {@link ExtensibleLockProvider}:
- * {@code LockExtender.extendActiveLock}, ShedLock's {@code KeepAliveLockProvider}, see
- * {@link SimpleLock#extend(Duration, Duration)}): {@code lockAtMostFor} then counts from
- * the extension ({@link Lease#extend(Duration, Duration)} moves the end of renewal, or
- * the lease of a lock taken without renewal), and the new {@code lockAtLeastFor},
- * measured from the extension, replaces the old one. Each {@link SimpleLock} is used
- * once, as ShedLock's own are: a second {@code unlock()}, or an {@code unlock()} or
- * {@code extend} after an extension, throws {@link IllegalStateException}. Works with
- * ShedLock 6.x and 7.x, whose {@code LockProvider} and {@code SimpleLock} APIs are the
- * same.
+ * A lock held elsewhere gives {@link Optional#empty()}, so ShedLock skips the run
+ * quietly: a tick another instance runs is no error. A missing quorum
+ * ({@link QuorumUnavailableException}) skips the run the same way, never as an error of
+ * the scheduled task: it is logged at WARN once per incident and job, with the registry's
+ * reason (the figures and each master's failure), at DEBUG for the further ticks of the
+ * incident, and at INFO when a lock of the job is decided again (granted or held
+ * elsewhere); the registry's listeners count every such tick (the
+ * {@code distributed.lock.wait} outcome {@code quorum_unavailable}), as they do for the
+ * {@code @DistributedLock(onFailure = SKIP)} recipe. A lock can be extended (an
+ * {@link ExtensibleLockProvider}: {@code LockExtender.extendActiveLock}, ShedLock's
+ * {@code KeepAliveLockProvider}, see {@link SimpleLock#extend(Duration, Duration)}):
+ * {@code lockAtMostFor} then counts from the extension
+ * ({@link Lease#extend(Duration, Duration)} moves the end of renewal, or the lease of a
+ * lock taken without renewal), and the new {@code lockAtLeastFor}, measured from the
+ * extension, replaces the old one. Each {@link SimpleLock} is used once, as ShedLock's
+ * own are: a second {@code unlock()}, or an {@code unlock()} or {@code extend} after an
+ * extension, throws {@link IllegalStateException}. Works with ShedLock 6.x and 7.x, whose
+ * {@code LockProvider} and {@code SimpleLock} APIs are the same.
  */
 public class QuorumLockProvider implements ExtensibleLockProvider {
 
@@ -56,11 +66,16 @@ public class QuorumLockProvider implements ExtensibleLockProvider {
 	/** The lease used when none is given: quorumlock's default lease. */
 	public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
 
+	private static final Log logger = LogFactory.getLog(QuorumLockProvider.class);
+
 	private final DistributedLockRegistry registry;
 
 	private final String name;
 
 	private final Duration lease;
+
+	/** Jobs whose last tick was skipped for lack of a quorum: an incident under way. */
+	private final Set<String> withoutQuorum = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * Create a provider whose locks live under the name {@value #DEFAULT_NAME}, with a
@@ -135,17 +150,45 @@ public class QuorumLockProvider implements ExtensibleLockProvider {
 			.skipping(true);
 		request = (atMost.compareTo(this.lease) > 0) ? request.lease(this.lease).renew(true).holdAtMost(atMost)
 				: request.lease(atMost).renew(false);
+		String job = configuration.getName();
 		try {
 			// the asynchronous entry point: a thread that still holds an overrun lock of
 			// the same name gets a fresh attempt, not a re-entry
-			return Optional
-				.of(new QuorumSimpleLock(this.registry.acquireAsync(request).join(), configuration.getName()));
+			Lease lease = this.registry.acquireAsync(request).join();
+			decided(job);
+			return Optional.of(new QuorumSimpleLock(lease, job));
 		}
 		catch (CompletionException ex) {
 			if (ex.getCause() instanceof LockNotAcquiredException) {
+				decided(job);
+				return Optional.empty();
+			}
+			if (ex.getCause() instanceof QuorumUnavailableException unavailable) {
+				withoutQuorum(job, unavailable);
 				return Optional.empty();
 			}
 			throw (ex.getCause() instanceof RuntimeException cause) ? cause : ex;
+		}
+	}
+
+	/** A tick skipped for lack of a quorum: WARN at the first of an incident. */
+	private void withoutQuorum(String job, QuorumUnavailableException unavailable) {
+		if (this.withoutQuorum.add(job)) {
+			logger.warn("quorumlock: ShedLock job '" + job + "' skipped its tick without a quorum: "
+					+ unavailable.getMessage() + "; further ticks skipped for the same reason are logged at DEBUG "
+					+ "until a lock of the job is decided again");
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug("quorumlock: ShedLock job '" + job + "' skipped its tick without a quorum: "
+					+ unavailable.getMessage());
+		}
+	}
+
+	/** A lock of the job was decided (granted or held elsewhere): an incident is over. */
+	private void decided(String job) {
+		if (!this.withoutQuorum.isEmpty() && this.withoutQuorum.remove(job)) {
+			logger.info("quorumlock: ShedLock job '" + job + "' has a quorum again: its ticks run or are skipped "
+					+ "for another instance as usual");
 		}
 	}
 

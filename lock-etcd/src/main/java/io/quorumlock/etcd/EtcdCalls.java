@@ -21,6 +21,7 @@ import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.maintenance.StatusResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
@@ -218,6 +219,14 @@ final class EtcdCalls {
 				}
 			}
 		}, (error) -> once.run(), once));
+	}
+
+	/**
+	 * One member's status (its leader as it sees it, its raft term), asked of that member
+	 * alone at its client URL: whether it answers, and whether it knows a leader.
+	 */
+	CompletableFuture<StatusResponse> status(String endpoint) {
+		return bounded(() -> this.client.getMaintenanceClient().statusMember(endpoint));
 	}
 
 	void close() {

@@ -119,6 +119,8 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 
 	private final KeepAlives keepAlives;
 
+	private final Members members;
+
 	private final EtcdCalls calls;
 
 	private final ByteSequence holderValue;
@@ -154,6 +156,7 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 		}
 		this.calls = new EtcdCalls(client.build(), builder.requestTimeout, this.executor);
 		this.holderValue = EtcdCalls.bytes("quorumlock " + UUID.randomUUID());
+		this.members = new Members(this.endpoints, this.calls, this.scheduler, builder.memberStatusPeriod);
 		this.address = this.endpoints.stream()
 			.map(URI::create)
 			.map((uri) -> uri.getHost() + ":" + uri.getPort())
@@ -285,6 +288,7 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 			// best effort: each per-hold lease expires within its TTL anyway
 		}
 		this.keepAlives.close();
+		this.members.close();
 		this.scheduler.shutdownNow();
 		this.calls.close();
 		this.executor.shutdown();
@@ -311,16 +315,17 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 	}
 
 	/**
-	 * {@inheritDoc} On etcd, each configured endpoint, reported up: the client does not
-	 * track members one by one (etcd's own health endpoints do).
+	 * {@inheritDoc} On etcd, each configured endpoint as its last status request found it
+	 * (asked of each member every {@link Builder#memberStatusPeriod member status
+	 * period}): {@code voting} when it answered and knew a leader, up but not voting
+	 * ({@code held-back}, with the reason in {@code lastError}) when it answered without
+	 * a leader, {@code down} when it did not answer (or was not asked yet). These
+	 * requests only inform operators: a lock request never waits for them, and the
+	 * cluster, not the client, counts the majority of each grant.
 	 */
 	@Override
 	public List<Node> nodes() {
-		return this.endpoints.stream()
-			.map(URI::create)
-			.map((uri) -> new Node(uri.getHost() + ":" + uri.getPort(), !this.closed, Duration.ZERO,
-					Duration.ofSeconds(-1), true, Duration.ZERO))
-			.toList();
+		return this.members.nodes(this.closed);
 	}
 
 	@Override
@@ -566,6 +571,8 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 
 		private Duration keepAlivePass = Duration.ofMillis(100);
 
+		private Duration memberStatusPeriod = Duration.ofSeconds(1);
+
 		private double clockDriftFactor = 0.01;
 
 		private boolean throwOnLeaseLost = true;
@@ -682,6 +689,18 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 		 */
 		public Builder keepAlivePass(Duration period) {
 			this.keepAlivePass = positive(period, "keepAlivePass");
+			return this;
+		}
+
+		/**
+		 * The period of the status requests to each member that
+		 * {@link EtcdLockRegistry#nodes()} reports (for health and operators; never on a
+		 * lock's path). Default 1 s.
+		 * @param period a positive duration
+		 * @return this builder
+		 */
+		public Builder memberStatusPeriod(Duration period) {
+			this.memberStatusPeriod = positive(period, "memberStatusPeriod");
 			return this;
 		}
 

@@ -54,8 +54,8 @@ class QuorumLockAspectConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DistributedLockMethodValidator distributedLockMethodValidator(QuorumLockProperties properties,
-			ObjectProvider<DistributedLockRegistry> registry) {
-		return new DistributedLockMethodValidator(properties.getNodeTimeout(),
+			ObjectProvider<DistributedLockRegistry> registry, Environment environment) {
+		return new DistributedLockMethodValidator(requestTimeout(properties, environment),
 				(name) -> ConfiguredLockOptions.forName(properties, name),
 				() -> (registry.getIfUnique() instanceof QuorumLockEngine engine) ? engine.rejoinDelay()
 						: Duration.ZERO);
@@ -88,6 +88,15 @@ class QuorumLockAspectConfiguration {
 			};
 		}
 
+	}
+
+	/**
+	 * The bound a renewal every lease/3 must fit in: the etcd request timeout in etcd
+	 * mode, the node timeout on Redis.
+	 */
+	static Duration requestTimeout(QuorumLockProperties properties, Environment environment) {
+		return QuorumModeCondition.hasEtcdEndpoints(environment) ? properties.getEtcd().getRequestTimeout()
+				: properties.getNodeTimeout();
 	}
 
 	/** Boot's application task executor when there is one, else the common pool. */

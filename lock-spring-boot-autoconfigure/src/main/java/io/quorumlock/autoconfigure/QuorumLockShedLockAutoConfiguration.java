@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.shedlock.QuorumLockProvider;
@@ -37,10 +38,10 @@ public class QuorumLockShedLockAutoConfiguration {
 	@Bean
 	@ConditionalOnClass(name = "net.javacrumbs.shedlock.spring.annotation.SchedulerLock")
 	static SchedulerLockValidator quorumLockSchedulerLockValidator(ObjectProvider<LockProvider> provider,
-			ObjectProvider<QuorumLockProperties> properties) {
+			ObjectProvider<QuorumLockProperties> properties, Environment environment) {
 		return new SchedulerLockValidator(
 				() -> (provider.getIfUnique() instanceof QuorumLockProvider quorum) ? quorum : null,
-				properties.getObject().getNodeTimeout());
+				QuorumLockAspectConfiguration.requestTimeout(properties.getObject(), environment));
 	}
 
 }

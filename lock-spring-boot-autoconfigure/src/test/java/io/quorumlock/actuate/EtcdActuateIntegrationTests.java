@@ -95,6 +95,10 @@ class EtcdActuateIntegrationTests {
 			assertThat(LockHealthReport.quorum(status).up()).isTrue();
 			etcd.member(1).kill();
 			await().atMost(WAIT).until(() -> !LockHealthReport.quorum(status).up());
+			// the member left alone loses its leader within an election timeout
+			await().atMost(WAIT)
+				.until(() -> LockHealthReport.node(status, 0).details().get("state").equals("held-back"));
+			assertThat(LockHealthReport.quorum(status).up()).isFalse();
 			LockHealthReport.Verdict verdict = LockHealthReport.quorum(status);
 			assertThat(verdict.details()).containsEntry("mode", "etcd").containsEntry("quorum", 2);
 			assertThat(LockHealthReport.node(status, 0).details()).containsEntry("up", true)

@@ -4,19 +4,27 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.LockProvider;
+import net.javacrumbs.shedlock.core.SimpleLock;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.integration.support.locks.LockRegistry;
 
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
@@ -24,6 +32,7 @@ import io.quorumlock.LockRequest;
 import io.quorumlock.RegistryStatus;
 import io.quorumlock.etcd.EtcdLockRegistry;
 import io.quorumlock.redis.QuorumLockEngine;
+import io.quorumlock.shedlock.QuorumLockProvider;
 import io.quorumlock.testing.EtcdCluster;
 import io.quorumlock.testing.EtcdMembers;
 import io.quorumlock.testing.InMemoryLockRegistry;
@@ -135,6 +144,26 @@ class EtcdModeAutoConfigurationIntegrationTests {
 	}
 
 	@Test
+	void shedLockAndSpringIntegrationLockOnEtcd() {
+		onEtcd()
+			.withConfiguration(AutoConfigurations.of(QuorumLockShedLockAutoConfiguration.class,
+					QuorumLockIntegrationAutoConfiguration.class))
+			.run((context) -> {
+				LockProvider provider = context.getBean(LockProvider.class);
+				assertThat(provider).isInstanceOf(QuorumLockProvider.class);
+				SimpleLock lock = provider
+					.lock(new LockConfiguration(Instant.now(), "nightly", Duration.ofMinutes(1), Duration.ZERO))
+					.orElseThrow();
+				assertThat(context.getBean(RegistryStatus.class).leases()).singleElement()
+					.satisfies((hold) -> assertThat(hold.keys()).containsExactly("lock:shedlock:{nightly}"));
+				lock.unlock();
+				Lock integration = context.getBean(LockRegistry.class).obtain("orders");
+				assertThat(integration.tryLock()).isTrue();
+				integration.unlock();
+			});
+	}
+
+	@Test
 	void anApplicationRegistryWins() {
 		onEtcd().withUserConfiguration(OwnRegistry.class)
 			.run((context) -> assertThat(context).doesNotHaveBean(EtcdLockRegistry.class));
@@ -179,6 +208,19 @@ class EtcdModeAutoConfigurationIntegrationTests {
 				List.of("quorumlock.etcd.endpoints=" + etcd.endpoints().get(0),
 						"quorumlock.etcd.password=" + BadInput.PASSWORD),
 				"quorumlock.etcd.username"));
+	}
+
+	@Test
+	void aMisspeltEtcdPropertyIsNamedWithTheNearestValidName() {
+		onEtcd().withPropertyValues("quorumlock.etcd.request-timout=2s").run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new UnknownQuorumLockPropertyFailureAnalyzer(null)
+				.analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).contains("'quorumlock.etcd.request-timout'")
+				.contains("quorumlock.etcd.request-timeout");
+			assertThat(analysis.getAction()).contains("quorumlock.etcd.endpoints", "quorumlock.etcd.username");
+		});
 	}
 
 	private static int freePort() {

@@ -75,6 +75,13 @@ class EtcdMemberStatusIntegrationTests {
 			assertThat(alone.up()).isTrue();
 			assertThat(alone.voting()).isFalse();
 			assertThat(alone.lastError()).contains("no leader");
+			// the killed members show as down once their status request fails (a request
+			// to a member that does not answer takes up to the request timeout)
+			await().atMost(WAIT)
+				.until(() -> registry.nodes()
+					.subList(1, 3)
+					.stream()
+					.allMatch((node) -> node.state() == NodeState.DOWN));
 			assertThat(registry.quorumAvailable()).isFalse();
 		}
 	}

@@ -26,6 +26,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.stream.Collectors;
 
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManagerFactory;
+
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -154,6 +158,9 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 			client.user(ByteSequence.from(builder.user, StandardCharsets.UTF_8))
 				.password(ByteSequence.from(builder.password, StandardCharsets.UTF_8));
 		}
+		if (builder.trust != null || this.endpoints.stream().anyMatch((endpoint) -> endpoint.startsWith("https:"))) {
+			tls(client, builder.trust, builder.keys);
+		}
 		this.calls = new EtcdCalls(client.build(), builder.requestTimeout, this.executor);
 		this.holderValue = EtcdCalls.bytes("quorumlock " + UUID.randomUUID());
 		this.members = new Members(this.endpoints, this.calls, this.scheduler, builder.memberStatusPeriod);
@@ -162,6 +169,22 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 			.map((uri) -> uri.getHost() + ":" + uri.getPort())
 			.collect(Collectors.joining(","));
 		LockRules.check("defaults", this.defaults.renew(false), builder.requestTimeout);
+	}
+
+	private static void tls(ClientBuilder client, TrustManagerFactory trust, KeyManagerFactory keys) {
+		try {
+			client.sslContext((ssl) -> {
+				if (trust != null) {
+					ssl.trustManager(trust);
+				}
+				if (keys != null) {
+					ssl.keyManager(keys);
+				}
+			});
+		}
+		catch (SSLException ex) {
+			throw new IllegalArgumentException("cannot set up TLS to etcd: " + ex.getMessage(), ex);
+		}
 	}
 
 	/**
@@ -317,11 +340,12 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 	/**
 	 * {@inheritDoc} On etcd, each configured endpoint as its last status request found it
 	 * (asked of each member every {@link Builder#memberStatusPeriod member status
-	 * period}): {@code voting} when it answered and knew a leader, up but not voting
-	 * ({@code held-back}, with the reason in {@code lastError}) when it answered without
-	 * a leader, {@code down} when it did not answer (or was not asked yet). These
-	 * requests only inform operators: a lock request never waits for them, and the
-	 * cluster, not the client, counts the majority of each grant.
+	 * period}, from the first call of this method on): {@code voting} when it answered
+	 * and knew a leader, up but not voting ({@code held-back}, with the reason in
+	 * {@code lastError}) when it answered without a leader, {@code down} when it did not
+	 * answer; not up and {@code held-back} ({@code lastError} "no answer yet") until its
+	 * first answer. These requests only inform operators: a lock request never waits for
+	 * them, and the cluster, not the client, counts the majority of each grant.
 	 */
 	@Override
 	public List<Node> nodes() {
@@ -561,6 +585,10 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 
 		private String keyPrefix = "lock:";
 
+		private TrustManagerFactory trust;
+
+		private KeyManagerFactory keys;
+
 		private LockOptions defaults = LockOptions.none();
 
 		private final Map<String, LockOptions> instances = new LinkedHashMap<>();
@@ -624,6 +652,20 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 		public Builder credentials(String user, String password) {
 			this.user = Objects.requireNonNull(user, "'user' must not be null");
 			this.password = Objects.requireNonNull(password, "'password' must not be null");
+			return this;
+		}
+
+		/**
+		 * TLS to {@code https://} endpoints with this trust (a private CA) and, for
+		 * etcd's client-certificate authentication, these keys. Without it,
+		 * {@code https://} endpoints are trusted by the JVM's default trust store.
+		 * @param trust the trust managers of the members' certificates
+		 * @param keys the client's key managers, or null for none
+		 * @return this builder
+		 */
+		public Builder tls(TrustManagerFactory trust, KeyManagerFactory keys) {
+			this.trust = Objects.requireNonNull(trust, "'trust' must not be null");
+			this.keys = keys;
 			return this;
 		}
 

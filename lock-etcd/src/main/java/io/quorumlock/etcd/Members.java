@@ -17,9 +17,12 @@ import io.quorumlock.RegistryStatus.NodeState;
 /**
  * What the registry knows of each etcd member, for operators: a periodic status request
  * to each member at its own client URL (one at a time per member, bounded by the request
- * timeout). A member that answers and knows a leader votes; one that answers without a
- * leader (cut off from the majority) is up but does not vote; one that does not answer is
- * down. Only these status requests decide what is shown: the locks never wait for them.
+ * timeout), from the first time anyone asks ({@link #nodes}) on, so a registry whose
+ * status nobody reads sends none. A member that answers and knows a leader votes; one
+ * that answers without a leader (cut off from the majority) is up but does not vote; one
+ * that does not answer is down; one not answered yet is unknown (not up, not voting,
+ * reported held back rather than down). Only these status requests decide what is shown:
+ * the locks never wait for them.
  */
 final class Members {
 
@@ -34,7 +37,13 @@ final class Members {
 
 	private final Member[] members;
 
-	private final ScheduledFuture<?> probes;
+	private final ScheduledExecutorService scheduler;
+
+	private final Duration period;
+
+	private final AtomicBoolean started = new AtomicBoolean();
+
+	private volatile ScheduledFuture<?> probes;
 
 	Members(List<String> endpoints, EtcdCalls calls, ScheduledExecutorService scheduler, Duration period) {
 		this.endpoints = List.copyOf(endpoints);
@@ -45,7 +54,8 @@ final class Members {
 		for (int i = 0; i < this.members.length; i++) {
 			this.members[i] = new Member(new Seen(false, false, Duration.ZERO, NOT_ASKED, now, 0, 0));
 		}
-		this.probes = scheduler.scheduleWithFixedDelay(this::probe, 0, period.toNanos(), TimeUnit.NANOSECONDS);
+		this.scheduler = scheduler;
+		this.period = period;
 	}
 
 	/** Ask every member whose last request is answered. */
@@ -64,22 +74,35 @@ final class Members {
 		}
 	}
 
-	/** Each member as last seen, in configuration order. */
+	/**
+	 * Each member as last seen, in configuration order; the first call starts the status
+	 * requests.
+	 */
 	List<RegistryStatus.Node> nodes(boolean closed) {
+		if (!closed && this.started.compareAndSet(false, true)) {
+			this.probes = this.scheduler.scheduleWithFixedDelay(this::probe, 0, this.period.toNanos(),
+					TimeUnit.NANOSECONDS);
+		}
 		List<RegistryStatus.Node> nodes = new ArrayList<>(this.members.length);
 		for (int i = 0; i < this.members.length; i++) {
 			Seen seen = this.members[i].seen;
 			boolean up = !closed && seen.answered();
 			String error = closed ? "the registry is closed" : seen.lastError();
+			// not answered yet is unknown, not down
+			NodeState state = (!closed && NOT_ASKED.equals(error)) ? NodeState.HELD_BACK
+					: NodeState.of(up, seen.leader(), null);
 			nodes.add(new RegistryStatus.Node(this.addresses.get(i), up, seen.latency(), Duration.ofSeconds(-1),
-					seen.leader(), Duration.ZERO, null, NodeState.of(up, seen.leader(), null), error, seen.since(),
-					null));
+					seen.leader(), Duration.ZERO, null, state, error, seen.since(), null));
 		}
 		return nodes;
 	}
 
 	void close() {
-		this.probes.cancel(false);
+		this.started.set(true);
+		ScheduledFuture<?> running = this.probes;
+		if (running != null) {
+			running.cancel(false);
+		}
 	}
 
 	/** One member: its last status and whether a status request is out. */

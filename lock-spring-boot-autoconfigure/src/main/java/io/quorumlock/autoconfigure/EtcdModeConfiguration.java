@@ -9,7 +9,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.boot.ssl.NoSuchSslBundleException;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
+import org.springframework.boot.ssl.SslManagerBundle;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.StringUtils;
 
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.LockListener;
@@ -38,7 +43,8 @@ class EtcdModeConfiguration {
 
 	@Bean(destroyMethod = "close")
 	EtcdLockRegistry quorumLockEtcdRegistry(QuorumLockProperties properties, ObjectProvider<LockListener> listeners,
-			ObjectProvider<EtcdLockRegistryCustomizer> customizers, ListableBeanFactory beanFactory) {
+			ObjectProvider<EtcdLockRegistryCustomizer> customizers, ObjectProvider<SslBundles> sslBundles,
+			ListableBeanFactory beanFactory) {
 		EtcdProperties etcd = properties.getEtcd();
 		checkOneBackend(properties, beanFactory.getBeanNamesForType(QuorumLockConnectionDetails.class).length > 0);
 		QuorumLockPropertiesValidator.validateEtcd(properties);
@@ -55,6 +61,12 @@ class EtcdModeConfiguration {
 		}
 		if (etcd.getUsername() != null) {
 			builder.credentials(etcd.getUsername(), etcd.getPassword());
+		}
+		SslBundle bundle = sslBundle(etcd, sslBundles.getIfAvailable());
+		if (bundle != null) {
+			SslManagerBundle managers = bundle.getManagers();
+			builder.tls(managers.getTrustManagerFactory(),
+					(bundle.getStores().getKeyStore() != null) ? managers.getKeyManagerFactory() : null);
 		}
 		builder.keyPrefix(properties.getKeyPrefix())
 			.defaults(ConfiguredLockOptions.global(properties))
@@ -74,6 +86,37 @@ class EtcdModeConfiguration {
 	@ConditionalOnMissingBean
 	NodeStateLog quorumLockNodeStateLog(EtcdLockRegistry registry) {
 		return new NodeStateLog(registry, Duration.ZERO);
+	}
+
+	/**
+	 * The bundle named by {@code quorumlock.etcd.ssl.bundle}, or null when it is not set.
+	 * @throws InvalidQuorumLockPropertyException if no such bundle is defined, or an
+	 * endpoint is not {@code https://}
+	 */
+	static SslBundle sslBundle(EtcdProperties etcd, SslBundles bundles) {
+		String name = etcd.getSsl().getBundle();
+		if (!StringUtils.hasText(name)) {
+			return null;
+		}
+		for (String endpoint : etcd.getEndpoints()) {
+			if (!endpoint.startsWith("https://")) {
+				throw new InvalidQuorumLockPropertyException("quorumlock.etcd.ssl.bundle", name,
+						"is set, but the etcd endpoint '" + endpoint
+								+ "' is not https://: list every endpoint as https://host:port for TLS");
+			}
+		}
+		if (bundles == null) {
+			throw new InvalidQuorumLockPropertyException("quorumlock.etcd.ssl.bundle", name,
+					"there are no SSL bundles in this application (SslAutoConfiguration is not active)");
+		}
+		try {
+			return bundles.getBundle(name);
+		}
+		catch (NoSuchSslBundleException ex) {
+			throw new InvalidQuorumLockPropertyException("quorumlock.etcd.ssl.bundle", name,
+					"no SSL bundle of that name; define it under spring.ssl.bundle.pem." + name
+							+ " or spring.ssl.bundle.jks." + name);
+		}
 	}
 
 	/**

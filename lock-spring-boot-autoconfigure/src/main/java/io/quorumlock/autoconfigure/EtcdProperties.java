@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
+
 /**
  * The etcd cluster the locks live on ({@code quorumlock.etcd.*}), when
  * {@code io.quorumlock:lock-etcd} is on the class path. Setting the endpoints selects
@@ -35,6 +37,16 @@ public final class EtcdProperties {
 	 * three of them.
 	 */
 	private Duration requestTimeout = Duration.ofSeconds(1);
+
+	/**
+	 * TLS settings of the https:// endpoints.
+	 */
+	@NestedConfigurationProperty
+	private final EtcdSsl ssl = new EtcdSsl();
+
+	public EtcdSsl getSsl() {
+		return this.ssl;
+	}
 
 	public List<String> getEndpoints() {
 		return this.endpoints;

@@ -59,6 +59,11 @@ class QuorumLockPropertyFailureAnalyzer extends AbstractFailureAnalyzer<InvalidQ
 			return "Write each etcd endpoint as a client URL, http://host:port or https://host:port (etcd's "
 					+ "--advertise-client-urls), such as http://etcd-1:2379.";
 		}
+		if (property.equals("quorumlock.etcd.ssl.bundle")) {
+			return "Define the SSL bundle under spring.ssl.bundle.pem.<name> (or .jks.<name>) with the CA that signed "
+					+ "the etcd members' certificates as its truststore (and a keystore for client certificates), list "
+					+ "the endpoints as https://host:port, or remove quorumlock.etcd.ssl.bundle.";
+		}
 		if (property.equals("quorumlock.etcd.request-timeout")) {
 			return "Lower quorumlock.etcd.request-timeout or lengthen the lease it names: a lease that renews must be "
 					+ "longer than three request timeouts, because its keep-alive every lease/3 has to fit in it.";

@@ -54,7 +54,10 @@ class EtcdActuateIntegrationTests {
 		.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class, BootLine.HEALTH_CONTRIBUTORS,
 				BootLine.HEALTH_ENDPOINT))
 		.withPropertyValues("quorumlock.etcd.endpoints=" + String.join(",", etcd.endpoints()),
-				"management.endpoints.web.exposure.include=locks,health");
+				"management.endpoints.web.exposure.include=locks,health",
+				// a loaded build machine: each request may take longer than the default 1
+				// s
+				"quorumlock.etcd.request-timeout=2s");
 
 	@Test
 	void theLocksEndpointListsEtcdHoldsAndRefusesForceUnlock() {

@@ -67,7 +67,9 @@ class EtcdDistributedLockIntegrationTests {
 	}
 
 	private ApplicationContextRunner onEtcd() {
-		return this.runner.withPropertyValues("quorumlock.etcd.endpoints=" + String.join(",", etcd.endpoints()));
+		// a loaded build machine: each request may take longer than the default 1 s
+		return this.runner.withPropertyValues("quorumlock.etcd.endpoints=" + String.join(",", etcd.endpoints()),
+				"quorumlock.etcd.request-timeout=2s");
 	}
 
 	@Test
@@ -180,7 +182,8 @@ class EtcdDistributedLockIntegrationTests {
 			.withConfiguration(
 					AutoConfigurations.of(QuorumLockAutoConfiguration.class, QuorumLockWebAutoConfiguration.class))
 			.withUserConfiguration(Payments.class)
-			.withPropertyValues("quorumlock.etcd.endpoints=" + String.join(",", etcd.endpoints()))
+			.withPropertyValues("quorumlock.etcd.endpoints=" + String.join(",", etcd.endpoints()),
+					"quorumlock.etcd.request-timeout=2s")
 			.run((context) -> {
 				DistributedLockRegistry registry = context.getBean(DistributedLockRegistry.class);
 				try (Lease held = registry.acquire(LockRequest.of("7").name("payments"))) {

@@ -58,7 +58,9 @@ class EtcdModeAutoConfigurationIntegrationTests {
 		.withConfiguration(AutoConfigurations.of(BootLine.REDIS, QuorumLockAutoConfiguration.class));
 
 	private ApplicationContextRunner onEtcd() {
-		return this.runner.withPropertyValues("quorumlock.etcd.endpoints=" + String.join(",", etcd.endpoints()));
+		// a loaded build machine: each request may take longer than the default 1 s
+		return this.runner.withPropertyValues("quorumlock.etcd.endpoints=" + String.join(",", etcd.endpoints()),
+				"quorumlock.etcd.request-timeout=2s");
 	}
 
 	@Test
@@ -106,7 +108,7 @@ class EtcdModeAutoConfigurationIntegrationTests {
 		String endpoints = String.join(", ",
 				etcd.endpoints().stream().map((e) -> e.substring("http://".length())).toList());
 		assertThat(output).contains("quorumlock: etcd mode on 3 endpoints [" + endpoints
-				+ "] (quorumlock.etcd.endpoints), request-timeout 1s, key prefix 'lock:': each grant is decided by "
+				+ "] (quorumlock.etcd.endpoints), request-timeout 2s, key prefix 'lock:': each grant is decided by "
 				+ "the etcd cluster's raft majority (2 of 3 listed members)");
 	}
 

@@ -20,8 +20,10 @@ import io.quorumlock.testing.EtcdCluster;
 import io.quorumlock.testing.EtcdMembers;
 
 /**
- * The Spring Integration registry's contract on a three-member etcd cluster: a lock key
- * is kept as long as the etcd lease its hold's key is attached to.
+ * The Spring Integration registry's contract on a three-member etcd cluster, with a 500
+ * ms request timeout and 2 s locks where the contract takes short ones (a default lease
+ * longer than three request timeouts): a lock key is kept as long as the etcd lease its
+ * hold's key is attached to.
  */
 @EtcdCluster(members = 3)
 class QuorumLockRegistryEtcdIntegrationTests extends QuorumLockRegistryContract {
@@ -44,9 +46,14 @@ class QuorumLockRegistryEtcdIntegrationTests extends QuorumLockRegistryContract 
 	DistributedLockRegistry start(LockOptions defaults) {
 		return EtcdLockRegistry.builder()
 			.endpoints(etcd.endpoints())
-			.requestTimeout(Duration.ofMillis(100))
+			.requestTimeout(Duration.ofMillis(500))
 			.defaults(defaults)
 			.build();
+	}
+
+	@Override
+	Duration shortLease() {
+		return Duration.ofSeconds(2);
 	}
 
 	@Override

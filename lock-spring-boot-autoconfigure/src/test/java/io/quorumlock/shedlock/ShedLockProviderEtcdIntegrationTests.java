@@ -24,17 +24,18 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * ShedLock's provider contract on a three-member etcd cluster: the same
- * {@link QuorumLockProvider} over an {@link EtcdLockRegistry} with a 500 ms request
- * timeout (so the shortest lock is 2 s), a lock seen held when etcd has a key of the lock
- * (one per hold: {@code lock:shedlock:{name}}, a NUL byte and the hold's lease). One test
- * takes ShedLock's steps with etcd's granularity: a {@code lockAtLeastFor} keeps the key
- * on an etcd lease of whole seconds (at least etcd's minimum TTL), so the lock frees up
- * to that much later than ShedLock's grace period expects, never sooner.
+ * {@link QuorumLockProvider} over an {@link EtcdLockRegistry} with a 1 s request timeout
+ * (etcd's rule binds only leases that renew; the shortest lock here is 2 s), a lock seen
+ * held when etcd has a key of the lock (one per hold: {@code lock:shedlock:{name}}, a NUL
+ * byte and the hold's lease). One test takes ShedLock's steps with etcd's granularity: a
+ * {@code lockAtLeastFor} keeps the key on an etcd lease of whole seconds (at least etcd's
+ * minimum TTL), so the lock frees up to that much later than ShedLock's grace period
+ * expects, never sooner.
  */
 @EtcdCluster(members = 3)
 class ShedLockProviderEtcdIntegrationTests extends ShedLockProviderContract {
 
-	private static final Duration REQUEST_TIMEOUT = Duration.ofMillis(500);
+	private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(1);
 
 	static EtcdMembers etcd;
 

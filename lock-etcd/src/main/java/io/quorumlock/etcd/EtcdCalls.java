@@ -222,6 +222,22 @@ final class EtcdCalls {
 	}
 
 	/**
+	 * Every key under {@code prefix} (the holds and waiters of one lock, or every lock
+	 * key of the registry), at most {@code limit} (0: all), for operators.
+	 */
+	CompletableFuture<GetResponse> keysUnder(ByteSequence prefix, long limit) {
+		return bounded(() -> this.kv.get(prefix, GetOption.builder().isPrefix(true).withLimit(limit).build()));
+	}
+
+	/**
+	 * Delete one key whoever wrote it: for a forced unlock of a key without a lease only
+	 * (the locks write every key under a lease, which is revoked instead).
+	 */
+	CompletableFuture<Void> deleteKey(ByteSequence key) {
+		return bounded(() -> this.kv.delete(key, DeleteOption.DEFAULT)).thenApply((response) -> null);
+	}
+
+	/**
 	 * One member's status (its leader as it sees it, its raft term), asked of that member
 	 * alone at its client URL: whether it answers, and whether it knows a leader.
 	 */

@@ -33,6 +33,7 @@ import javax.net.ssl.TrustManagerFactory;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
+import io.etcd.jetcd.KeyValue;
 import io.quorumlock.CurrentLease;
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
@@ -45,6 +46,7 @@ import io.quorumlock.LockOptions;
 import io.quorumlock.LockRequest;
 import io.quorumlock.LockRules;
 import io.quorumlock.LockUpgradeException;
+import io.quorumlock.RegistryAdmin;
 import io.quorumlock.RegistryStatus;
 
 /**
@@ -90,7 +92,7 @@ import io.quorumlock.RegistryStatus;
  * {@code Lock} client are not used. Futures complete on the registry's executor, never on
  * a gRPC or Vert.x event-loop thread; a blocking call on such a thread is refused.
  */
-public final class EtcdLockRegistry implements DistributedLockRegistry, RegistryStatus, AutoCloseable {
+public final class EtcdLockRegistry implements DistributedLockRegistry, RegistryStatus, RegistryAdmin, AutoCloseable {
 
 	private static final LockOptions BUILT_IN = LockOptions.none()
 		.lease(Duration.ofSeconds(30))
@@ -355,6 +357,48 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 	@Override
 	public List<HeldLease> leases() {
 		return this.unreleased.stream().filter(EtcdLease::isValid).map(EtcdLease::status).toList();
+	}
+
+	// RegistryAdmin
+
+	/**
+	 * {@inheritDoc} On etcd, every hold of the lock, its holder's and its waiters', ends:
+	 * the etcd lease of each is revoked, which deletes its key. The holder sees its lease
+	 * gone at its next keep-alive and reports the loss; the waiters queue again under
+	 * fresh leases.
+	 * @param lockKey the full lock key, such as {@code lock:orders:{42}}
+	 * @return how many holds (the holder and the waiters) were ended
+	 */
+	@Override
+	public int forceUnlock(String lockKey) {
+		if (lockKey == null || !lockKey.startsWith(this.prefix) || lockKey.indexOf(EtcdRequest.SEPARATOR) >= 0) {
+			throw new IllegalArgumentException(
+					"'" + lockKey + "' is not a lock key under this registry's prefix '" + this.prefix + "'");
+		}
+		checkNotEventLoop("forceUnlock()", "a thread of your own");
+		List<KeyValue> holds = await(this.calls.keysUnder(EtcdCalls.bytes(lockKey + EtcdRequest.SEPARATOR), 0))
+			.getKvs();
+		for (KeyValue hold : holds) {
+			await((hold.getLease() != 0) ? this.calls.revoke(hold.getLease()) : this.calls.deleteKey(hold.getKey()));
+		}
+		return holds.size();
+	}
+
+	/**
+	 * {@inheritDoc} On etcd, keys under the prefix attached to no etcd lease (the locks
+	 * write none: such a key was written by something else and never expires).
+	 * @return {@code etcd <key>} lines, a NUL byte written as {@code \0}
+	 */
+	@Override
+	public List<String> keysWithoutTtl(int limit) {
+		checkNotEventLoop("keysWithoutTtl()", "a thread of your own");
+		List<String> found = new ArrayList<>();
+		for (KeyValue kv : await(this.calls.keysUnder(EtcdCalls.bytes(this.prefix), 0)).getKvs()) {
+			if (kv.getLease() == 0 && found.size() < limit) {
+				found.add("etcd " + kv.getKey().toString(StandardCharsets.UTF_8).replace("\0", "\\0"));
+			}
+		}
+		return found;
 	}
 
 	// for the lease, the acquisition and the lock view

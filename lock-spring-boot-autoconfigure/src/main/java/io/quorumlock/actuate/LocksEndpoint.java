@@ -57,7 +57,8 @@ public class LocksEndpoint {
 	 * Create the endpoint.
 	 * @param status the registry's status view
 	 * @param admin the registry's operator actions; null for a registry that offers none
-	 * (the etcd registry): force-unlock is then refused and no leak scan is made
+	 * (a registry of the application's with a status view only): force-unlock is then
+	 * refused and no leak scan is made
 	 * @param failures the last failure of each lock and outcome, with its full message;
 	 * null for none
 	 */

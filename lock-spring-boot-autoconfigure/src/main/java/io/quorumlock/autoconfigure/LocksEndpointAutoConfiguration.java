@@ -30,8 +30,8 @@ import io.quorumlock.actuate.RecentLockFailures;
  * without actuator never loads them. With the endpoint comes a {@link RecentLockFailures}
  * listener, so that the endpoint shows the last failure of each lock with its full
  * message (an API client gets only its category). A registry without operator actions
- * ({@link RegistryAdmin}: the etcd registry) gets the read operation only: force-unlock
- * and the leak scan answer that it offers none.
+ * ({@link RegistryAdmin}; the Redis engine and the etcd registry have them) gets the read
+ * operation only: force-unlock and the leak scan answer that it offers none.
  */
 @AutoConfiguration(after = QuorumLockAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })

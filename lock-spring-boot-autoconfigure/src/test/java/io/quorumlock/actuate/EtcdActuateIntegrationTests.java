@@ -13,6 +13,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
+import io.quorumlock.LeaseLostException;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockRequest;
 import io.quorumlock.RegistryStatus;
@@ -32,7 +33,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * What operators see in etcd mode, wired by the auto-configurations on a real
  * three-member cluster: {@code /actuator/locks} lists the holds of this instance with
- * their fencing tokens and each member's state, and refuses force-unlock; the
+ * their fencing tokens and each member's state, and force-unlock ends a hold; the
  * {@code distributedLock} health is UP while a majority of members answers with a leader
  * and DOWN once it does not; the {@code distributed.lock.*} meters count as on Redis,
  * with a state per member.
@@ -60,7 +61,7 @@ class EtcdActuateIntegrationTests {
 				"quorumlock.etcd.request-timeout=2s");
 
 	@Test
-	void theLocksEndpointListsEtcdHoldsAndRefusesForceUnlock() {
+	void theLocksEndpointListsEtcdHoldsAndForcesOneOpen() {
 		this.runner.run((context) -> {
 			LocksEndpoint endpoint = context.getBean(LocksEndpoint.class);
 			DistributedLockRegistry registry = context.getBean(DistributedLockRegistry.class);
@@ -78,11 +79,18 @@ class EtcdActuateIntegrationTests {
 					assertThat(held.keys()).containsExactly("lock:orders:{42}");
 					assertThat(held.fencingToken()).isEqualTo(token);
 				});
-				assertThat(endpoint.locks(true).keysWithoutTtl()).isNull();
+				assertThat(endpoint.locks(true).keysWithoutTtl()).isEmpty();
 				assertThatExceptionOfType(InvalidEndpointRequestException.class)
-					.isThrownBy(() -> endpoint.forceUnlock(null, "lock:orders:{42}"))
-					.withMessageContaining("not offered in etcd mode");
-				assertThat(lease.isValid()).isTrue();
+					.isThrownBy(() -> endpoint.forceUnlock(null, "other:{42}"));
+				assertThat(endpoint.forceUnlock(null, "lock:orders:{42}").deletedOnNodes()).isOne();
+				// the holder learns it at its next keep-alive
+				await().atMost(WAIT).until(() -> !lease.isValid());
+			}
+			catch (LeaseLostException expected) {
+				// released after the forced unlock: the loss is reported
+			}
+			try (Lease next = registry.acquire(LockRequest.of("42").name("orders"))) {
+				assertThat(next.isValid()).isTrue();
 			}
 		});
 	}

@@ -223,10 +223,10 @@ final class EtcdCalls {
 
 	/**
 	 * Every key under {@code prefix} (the holds and waiters of one lock, or every lock
-	 * key of the registry), at most {@code limit} (0: all), for operators.
+	 * key of the registry), with its lease but not its value, for operators.
 	 */
-	CompletableFuture<GetResponse> keysUnder(ByteSequence prefix, long limit) {
-		return bounded(() -> this.kv.get(prefix, GetOption.builder().isPrefix(true).withLimit(limit).build()));
+	CompletableFuture<GetResponse> keysUnder(ByteSequence prefix) {
+		return bounded(() -> this.kv.get(prefix, GetOption.builder().isPrefix(true).withKeysOnly(true).build()));
 	}
 
 	/**

@@ -33,7 +33,6 @@ import javax.net.ssl.TrustManagerFactory;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
-import io.etcd.jetcd.KeyValue;
 import io.quorumlock.CurrentLease;
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
@@ -127,6 +126,8 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 
 	private final Members members;
 
+	private final EtcdAdmin admin;
+
 	private final EtcdCalls calls;
 
 	private final ByteSequence holderValue;
@@ -166,6 +167,7 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 		this.calls = new EtcdCalls(client.build(), builder.requestTimeout, this.executor);
 		this.holderValue = EtcdCalls.bytes("quorumlock " + UUID.randomUUID());
 		this.members = new Members(this.endpoints, this.calls, this.scheduler, builder.memberStatusPeriod);
+		this.admin = new EtcdAdmin(this, this.prefix);
 		this.address = this.endpoints.stream()
 			.map(URI::create)
 			.map((uri) -> uri.getHost() + ":" + uri.getPort())
@@ -371,17 +373,8 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 	 */
 	@Override
 	public int forceUnlock(String lockKey) {
-		if (lockKey == null || !lockKey.startsWith(this.prefix) || lockKey.indexOf(EtcdRequest.SEPARATOR) >= 0) {
-			throw new IllegalArgumentException(
-					"'" + lockKey + "' is not a lock key under this registry's prefix '" + this.prefix + "'");
-		}
 		checkNotEventLoop("forceUnlock()", "a thread of your own");
-		List<KeyValue> holds = await(this.calls.keysUnder(EtcdCalls.bytes(lockKey + EtcdRequest.SEPARATOR), 0))
-			.getKvs();
-		for (KeyValue hold : holds) {
-			await((hold.getLease() != 0) ? this.calls.revoke(hold.getLease()) : this.calls.deleteKey(hold.getKey()));
-		}
-		return holds.size();
+		return this.admin.forceUnlock(lockKey);
 	}
 
 	/**
@@ -392,13 +385,7 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 	@Override
 	public List<String> keysWithoutTtl(int limit) {
 		checkNotEventLoop("keysWithoutTtl()", "a thread of your own");
-		List<String> found = new ArrayList<>();
-		for (KeyValue kv : await(this.calls.keysUnder(EtcdCalls.bytes(this.prefix), 0)).getKvs()) {
-			if (kv.getLease() == 0 && found.size() < limit) {
-				found.add("etcd " + kv.getKey().toString(StandardCharsets.UTF_8).replace("\0", "\\0"));
-			}
-		}
-		return found;
+		return this.admin.keysWithoutTtl(limit);
 	}
 
 	// for the lease, the acquisition and the lock view

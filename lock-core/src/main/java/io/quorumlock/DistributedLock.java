@@ -95,4 +95,18 @@ public @interface DistributedLock {
 	 */
 	OnFailure onFailure() default OnFailure.THROW;
 
+	/**
+	 * Interrupt the method's thread when the lease is lost while the method runs, so that
+	 * a blocking call it is in (a sleep, a wait, interruptible I/O, a JDBC driver that
+	 * honours interrupts) ends early instead of working on without the lock. The call
+	 * then fails with the {@link LeaseLostException}, the method's own failure suppressed
+	 * in it, and the thread's interrupt flag is cleared before the call returns, so the
+	 * interrupt never reaches the caller's later code. Off by default: an interrupt
+	 * surprises code that does not expect one. Only for methods that run on the calling
+	 * thread; an asynchronous or reactive result already ends with the loss, and is
+	 * refused with this attribute at start-up.
+	 * @return whether a loss interrupts the method's thread
+	 */
+	boolean interruptOnLoss() default false;
+
 }

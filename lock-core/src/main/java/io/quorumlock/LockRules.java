@@ -13,7 +13,60 @@ import java.util.Optional;
  */
 public final class LockRules {
 
+	/** The node timeout with several masters, unless one is chosen. */
+	public static final Duration QUORUM_NODE_TIMEOUT = Duration.ofMillis(50);
+
+	/** The node timeout with one node, unless one is chosen or a client timeout given. */
+	public static final Duration ONE_NODE_TIMEOUT = Duration.ofSeconds(1);
+
+	private static final Duration ONE_MILLI = Duration.ofMillis(1);
+
 	private LockRules() {
+	}
+
+	/**
+	 * The node timeout to use when none is chosen. With several masters,
+	 * {@link #QUORUM_NODE_TIMEOUT}: a round decides at the quorum's answers, so the
+	 * timeout only bounds what a dead or paused master costs. With one node there is no
+	 * other master to move on to, and a short deadline only turns a slow answer into
+	 * another round, so a client command timeout: {@code clientTimeout} when given, else
+	 * {@link #ONE_NODE_TIMEOUT}, but at most a quarter of the shortest lease given and
+	 * never below what {@link #QUORUM_NODE_TIMEOUT} would allow for that lease, so that
+	 * no lease given is refused for a timeout nobody chose.
+	 * @param oneNode whether there is a single node
+	 * @param clientTimeout a client command timeout to follow with one node, or null
+	 * @param leases the leases in use (defaults, instances, declared), any order
+	 * @return the default node timeout, positive
+	 */
+	public static Duration defaultNodeTimeout(boolean oneNode, Duration clientTimeout, Iterable<Duration> leases) {
+		if (!oneNode) {
+			return QUORUM_NODE_TIMEOUT;
+		}
+		Duration base = (clientTimeout != null && !clientTimeout.isNegative() && !clientTimeout.isZero())
+				? clientTimeout : ONE_NODE_TIMEOUT;
+		Duration shortest = null;
+		for (Duration lease : leases) {
+			if (lease != null && !lease.isNegative() && !lease.isZero()
+					&& (shortest == null || lease.compareTo(shortest) < 0)) {
+				shortest = lease;
+			}
+		}
+		if (shortest == null) {
+			return base;
+		}
+		// a quarter of the shortest lease leaves a renewal round room in each third
+		Duration cap = shortest.dividedBy(4);
+		// never below the several-masters default where that default fits the lease
+		Duration floor = min(QUORUM_NODE_TIMEOUT, shortest.dividedBy(3).minus(ONE_MILLI));
+		return max(max(min(base, cap), floor), ONE_MILLI);
+	}
+
+	private static Duration min(Duration a, Duration b) {
+		return (a.compareTo(b) <= 0) ? a : b;
+	}
+
+	private static Duration max(Duration a, Duration b) {
+		return (a.compareTo(b) >= 0) ? a : b;
 	}
 
 	/**

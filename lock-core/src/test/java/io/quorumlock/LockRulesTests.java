@@ -1,6 +1,7 @@
 package io.quorumlock;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -52,6 +53,40 @@ class LockRulesTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> LockRules.check("defaults", options, Duration.ofSeconds(10)))
 			.withMessageStartingWith("defaults: lease 30000 ms is too short for node timeout 10000 ms");
+	}
+
+	@Test
+	void severalMastersDefaultToFiftyMillisecondsWhateverTheLeases() {
+		assertThat(LockRules.defaultNodeTimeout(false, Duration.ofSeconds(3), List.of(Duration.ofSeconds(30))))
+			.isEqualTo(Duration.ofMillis(50));
+	}
+
+	@Test
+	void oneNodeDefaultsToASecondOrTheClientTimeout() {
+		assertThat(LockRules.defaultNodeTimeout(true, null, List.of())).isEqualTo(Duration.ofSeconds(1));
+		assertThat(LockRules.defaultNodeTimeout(true, null, List.of(Duration.ofSeconds(30))))
+			.isEqualTo(Duration.ofSeconds(1));
+		assertThat(LockRules.defaultNodeTimeout(true, Duration.ofSeconds(2), List.of(Duration.ofSeconds(30))))
+			.isEqualTo(Duration.ofSeconds(2));
+		assertThat(LockRules.defaultNodeTimeout(true, Duration.ZERO, List.of())).isEqualTo(Duration.ofSeconds(1));
+	}
+
+	@Test
+	void oneNodesDefaultFitsTheShortestLeaseAndEveryLeaseGiven() {
+		List<Duration> leases = List.of(Duration.ofSeconds(30), Duration.ofMillis(800), Duration.ofSeconds(2));
+		Duration timeout = LockRules.defaultNodeTimeout(true, null, leases);
+		assertThat(timeout).isEqualTo(Duration.ofMillis(200));
+		assertThat(leases).allSatisfy((lease) -> assertThat(LockRules.leaseProblem(lease, timeout)).isEmpty());
+	}
+
+	@Test
+	void oneNodesDefaultNeverFallsBelowWhatFiftyMillisecondsAllows() {
+		// a quarter of 160 ms is 40 ms; 50 ms already fits a 160 ms lease
+		assertThat(LockRules.defaultNodeTimeout(true, null, List.of(Duration.ofMillis(160))))
+			.isEqualTo(Duration.ofMillis(50));
+		// a lease too short for 50 ms gets just under a third of itself, and fits
+		Duration timeout = LockRules.defaultNodeTimeout(true, null, List.of(Duration.ofMillis(90)));
+		assertThat(LockRules.leaseProblem(Duration.ofMillis(90), timeout)).isEmpty();
 	}
 
 }

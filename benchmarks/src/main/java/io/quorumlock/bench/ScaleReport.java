@@ -175,6 +175,21 @@ final class ScaleReport {
 					fmt(num(r, "stuck") + num(r, "stuckThreads"), 0), f(r, "probeHandovers", 0),
 					f(r, "violations", 0)));
 		}
+		md.append("\n### 3b. A throttled client: the client process stopped (SIGSTOP) 50–150 ms at a time, "
+				+ "continued 100–300 ms\n\n");
+		md.append("What a pod held to its CPU limit or a GC pause does to a lock client. 8 threads each lock a key "
+				+ "nobody else uses, without waiting, hold it 20 ms and unlock it, each candidate with its defaults "
+				+ "(lease 30 s, renewed). Failed: a call refused although its key was free. Lost: a release that "
+				+ "reported the lease lost (false: nobody else wanted the key). Latency: call to entry of the "
+				+ "successful calls, stops included. Stalls seen: the gaps over 40 ms a 5 ms ticker in the client "
+				+ "lived through.\n\n");
+		md.append("| masters | candidate | calls | failed | lost | other errors | p50 (ms) | p99 (ms) | stalls seen "
+				+ "| stopped (ms) | errors by type |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+		for (Map<String, Object> r : find("throttled", (x) -> true)) {
+			md.append(row(r.get("nodes"), r.get("candidate"), f(r, "calls", 0), f(r, "failed", 0), f(r, "lost", 0),
+					f(r, "otherErrors", 0), fmt(num(r, "p50Us") / 1000, 2), fmt(num(r, "p99Us") / 1000, 2),
+					f(r, "stallsSeen", 0), f(r, "stalledMs", 0), r.get("errorTypes")));
+		}
 		md.append("\n### 4. Contention across processes: 4 client JVMs on one key, one master\n\n");
 		md.append("The floor waits by retrying `SET NX` at once (no back-off): the most hand-overs a polling lock "
 				+ "gets. Fairness: the slowest client's operations ÷ the busiest's. Exclusion: a counter in a "

@@ -17,9 +17,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
- * The scale scenarios (held leases, waiters, a stalled master, contention across
- * processes), each case in its own JVM, after the JMH benchmarks in {@code run.sh}.
- * Writes {@code <date>-scale.json} and {@code <date>-scale.md} through
+ * The scale scenarios (held leases, waiters, a stalled master, a throttled client,
+ * contention across processes), each case in its own JVM, after the JMH benchmarks in
+ * {@code run.sh}. Writes {@code <date>-scale.json} and {@code <date>-scale.md} through
  * {@link ScaleReport}. Takes run.sh's options {@code --smoke}, {@code --only},
  * {@code --out}, {@code --name} and its own: {@code --held-sizes 1000,10000,100000},
  * {@code --waiters 10000}, {@code --vt-java PATH|none} (a Java 21+ for the waiters;
@@ -150,6 +150,18 @@ public final class ScaleRunner {
 			return child(java, "1g", StalledMaster.class, 600, smoke ? 200 : 5_000, smoke ? 200 : 4_000, 16,
 					smoke ? "quorumlock" : "quorumlock,floor,redisson-redlock", pids[2].trim());
 		}));
+		// a throttled client: quorumlock with its defaults on one master and on three,
+		// the
+		// peers on one (their single-server locks); free keys, so every refusal is a
+		// failure
+		plan.add(new Case("scale-throttled/1", "throttled",
+				() -> child(java, "1g", ThrottledClient.class, 600,
+						smoke ? "quorumlock" : "quorumlock,redisson-watchdog,si-pubsub", 1, 8, smoke ? 300 : 5_000,
+						smoke ? 1_000 : 20_000, 20)));
+		if (!smoke) {
+			plan.add(new Case("scale-throttled/3", "throttled",
+					() -> child(java, "1g", ThrottledClient.class, 600, "quorumlock", 3, 8, 5_000, 20_000, 20)));
+		}
 		for (String candidate : smoke ? List.of("quorumlock")
 				: List.of("floor", "quorumlock", "redisson-lease", "si-spin", "si-pubsub")) {
 			plan.add(new Case("scale-processes/1/" + candidate, "processes", () -> List.of(strings(

@@ -169,7 +169,9 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 	 * a grant keeps two thirds of its validity) and the retry budget. A client or masters
 	 * stalled for longer than a node timeout (a throttled pod, a GC pause, a loaded
 	 * machine) are given time instead of the same short deadline again; a round still
-	 * decides as soon as a quorum has answered, so masters that answer pay nothing.
+	 * decides as soon as a quorum has answered, so masters that answer pay nothing. A
+	 * retried round ends by the end of the retry budget (or one node timeout after it is
+	 * sent, if later).
 	 */
 	private long roundTimeoutNanos() {
 		long base = this.parts.nodeTimeoutNanos;
@@ -177,7 +179,11 @@ final class Acquisition extends AcquisitionState implements BiConsumer<Round.Tal
 			return base;
 		}
 		long longest = Math.max(base, Math.min(this.leaseNanos / 3, this.parts.retryBudgetNanos));
-		return Math.min(longest, base << Math.min(this.undecidedRounds, 10));
+		// and no later than the budget's end (one node timeout at least): a call is then
+		// decided, and any grant made, within waitAtMost + the retry budget + one node
+		// timeout of its start, the bound a holdAtLeast must cover for once per tick
+		long budgetLeft = this.deadline + this.parts.retryBudgetNanos - this.parts.timers.nanoTime();
+		return Math.max(base, Math.min(Math.min(longest, base << Math.min(this.undecidedRounds, 10)), budgetLeft));
 	}
 
 	/**

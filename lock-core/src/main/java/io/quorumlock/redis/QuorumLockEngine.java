@@ -21,6 +21,7 @@ import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockRequest;
+import io.quorumlock.LockRules;
 import io.quorumlock.RegistryAdmin;
 import io.quorumlock.RegistryStatus;
 import io.quorumlock.redis.node.RedisNode;
@@ -80,6 +81,9 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	/** How long closing waits for the releases of the leases still held. */
 	private final Duration releaseOnClose;
 
+	/** Each node's first deadline in a round, as built. */
+	private final Duration nodeTimeout;
+
 	/**
 	 * @param runtime what a test supplies the engine to run on (its timers, randomness
 	 * and transports), or null for its own threads, a {@code SecureRandom} and Lettuce
@@ -98,7 +102,8 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 		this.guard = settings.guard();
 		this.releaseOnClose = (runtime != null) ? Duration.ZERO : settings.commandTimeout();
 		HeldBack heldBack = new HeldBack(this.connections.sameServer(), settings.evictionAllowed());
-		long nodeTimeoutNanos = settings.nodeTimeout().toNanos();
+		this.nodeTimeout = settings.nodeTimeout();
+		long nodeTimeoutNanos = this.nodeTimeout.toNanos();
 		this.voters = new RedisVoters(this.connections.nodes(), heldBack, this.timers, this.listener,
 				settings.syncReplicas(), nodeTimeoutNanos, this.connections.markerKey());
 		Losses losses = new Losses(this.listener, this.gates);
@@ -143,6 +148,17 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	 */
 	public Duration rejoinDelay() {
 		return Duration.ofNanos(this.guard.nanos());
+	}
+
+	/**
+	 * Each node's deadline in a round's first attempt, as built: the
+	 * {@link Builder#nodeTimeout(Duration) node timeout}. Every lease is longer than
+	 * three of it; a round that silence left undecided is retried with a longer deadline
+	 * (within the {@link Builder#retryBudget(Duration) retry budget}).
+	 * @return the node timeout
+	 */
+	public Duration nodeTimeout() {
+		return this.nodeTimeout;
 	}
 
 	/**
@@ -311,8 +327,12 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	 */
 	public static final class Builder extends EngineBuilder {
 
-		/** Default node timeout. */
-		public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
+		/**
+		 * Default node timeout of the builder, whatever the number of nodes (the Spring
+		 * Boot starter chooses a longer one for a single node:
+		 * {@link LockRules#defaultNodeTimeout}).
+		 */
+		public static final Duration DEFAULT_NODE_TIMEOUT = LockRules.QUORUM_NODE_TIMEOUT;
 
 		/** Default clock drift factor. */
 		public static final double DEFAULT_CLOCK_DRIFT_FACTOR = 0.01;

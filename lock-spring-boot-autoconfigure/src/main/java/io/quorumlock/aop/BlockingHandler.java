@@ -6,6 +6,7 @@ import org.aopalliance.intercept.MethodInvocation;
 
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.Lease;
+import io.quorumlock.LeaseLostException;
 import io.quorumlock.LockRequest;
 
 /**
@@ -26,21 +27,35 @@ final class BlockingHandler {
 			}
 			throw ex;
 		}
+		LossInterrupt interrupt = operation.interruptsOnLoss() ? LossInterrupt.arm(lease) : null;
 		Object result;
 		try {
 			result = LeaseOutcomes.proceed(lease, invocation);
 		}
 		catch (Throwable ex) {
+			LeaseLostException stopped = (interrupt != null) ? interrupt.end() : null;
+			Throwable failure = ex;
+			if (stopped != null) {
+				// the method ended on our interrupt: the loss is the outcome
+				failure = new LeaseLostException(stopped.getMessage() + "; the method was interrupted", false);
+				failure.addSuppressed(ex);
+			}
 			try {
 				lease.release();
 			}
 			catch (RuntimeException releaseFailure) {
-				LeaseOutcomes.outcome(ex, releaseFailure);
+				LeaseOutcomes.outcome(failure, releaseFailure);
 			}
-			throw ex;
+			throw failure;
 		}
+		LeaseLostException stopped = (interrupt != null) ? interrupt.end() : null;
 		// a lease lost while the method ran surfaces here (on-lease-lost: throw)
 		lease.release();
+		if (stopped != null) {
+			// interrupted, but the method returned anyway: its result was made without
+			// the lock
+			throw new LeaseLostException(stopped.getMessage() + "; the method was interrupted", false);
+		}
 		return result;
 	}
 

@@ -43,7 +43,8 @@ import io.quorumlock.LockRules;
  */
 public class DistributedLockMethodValidator implements SmartInitializingSingleton, BeanFactoryAware {
 
-	private final Duration nodeTimeout;
+	/** The registry's node timeout, read when a lease is checked. */
+	private final Supplier<Duration> nodeTimeout;
 
 	private final Function<String, LockOptions> configuredOptions;
 
@@ -77,12 +78,32 @@ public class DistributedLockMethodValidator implements SmartInitializingSingleto
 	 */
 	public DistributedLockMethodValidator(Duration nodeTimeout, Function<String, LockOptions> configuredOptions,
 			Supplier<Duration> restartGuard) {
+		this(constant(nodeTimeout), configuredOptions, restartGuard);
+	}
+
+	/**
+	 * Create a validator that reads the registry's node timeout and restart guard once
+	 * the singletons exist (the node timeout of a registry built with a default that
+	 * depends on the mode is known only then).
+	 * @param nodeTimeout the registry's node timeout, read once the singletons exist
+	 * @param configuredOptions the options a lock of the given name (empty for none) gets
+	 * from configuration, with at least the lease set
+	 * @param restartGuard the registry's restart guard in force, read once the singletons
+	 * exist; zero when there is none
+	 */
+	public DistributedLockMethodValidator(Supplier<Duration> nodeTimeout,
+			Function<String, LockOptions> configuredOptions, Supplier<Duration> restartGuard) {
 		Assert.notNull(nodeTimeout, "'nodeTimeout' must not be null");
 		Assert.notNull(configuredOptions, "'configuredOptions' must not be null");
 		Assert.notNull(restartGuard, "'restartGuard' must not be null");
 		this.nodeTimeout = nodeTimeout;
 		this.configuredOptions = configuredOptions;
 		this.restartGuard = restartGuard;
+	}
+
+	private static Supplier<Duration> constant(Duration nodeTimeout) {
+		Assert.notNull(nodeTimeout, "'nodeTimeout' must not be null");
+		return () -> nodeTimeout;
 	}
 
 	/**
@@ -188,7 +209,7 @@ public class DistributedLockMethodValidator implements SmartInitializingSingleto
 		if (lease.isEmpty()) {
 			return;
 		}
-		Optional<String> leaseProblem = LockRules.leaseProblem(lease.get(), this.nodeTimeout);
+		Optional<String> leaseProblem = LockRules.leaseProblem(lease.get(), this.nodeTimeout.get());
 		if (own.lease().isPresent() && leaseProblem.isPresent()) {
 			throw new DistributedLockDeclarationException(operation.description(), "lease", annotation.lease(),
 					"is refused: " + leaseProblem.get());

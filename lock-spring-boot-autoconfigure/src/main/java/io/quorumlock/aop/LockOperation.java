@@ -30,10 +30,13 @@ import io.quorumlock.OnFailure;
  * {@code #order}), computed once
  * @param mode the lock mode
  * @param permits holders let in at once: 1, or k > 1 for a semaphore
+ * @param interruptsOnLoss whether a loss interrupts the method's thread (blocking methods
+ * only)
  */
 record LockOperation(Method method, Class<?> targetClass, String description, String keySource, Expression key,
 		Set<String> beanReferences, String name, String label, LockOptions options, OnFailure onFailure,
-		ReturnKind returnKind, Map<String, Integer> argumentIndex, LockMode mode, int permits) {
+		ReturnKind returnKind, Map<String, Integer> argumentIndex, LockMode mode, int permits,
+		boolean interruptsOnLoss) {
 
 	boolean skips() {
 		return this.onFailure == OnFailure.SKIP;

@@ -106,10 +106,15 @@ final class LockOperationParser {
 			options = options.renew(false);
 		}
 		ReturnKind returnKind = returnKind(specific, annotation.onFailure(), description);
+		if (annotation.interruptOnLoss() && returnKind != ReturnKind.BLOCKING) {
+			throw new DistributedLockDeclarationException(description, "interruptOnLoss", "true",
+					"applies only to a method that runs on the calling thread: an asynchronous or reactive "
+							+ "result already ends with a LeaseLostException when the lease is lost");
+		}
 		String label = name.isEmpty() ? userClass.getSimpleName() + "." + specific.getName() : name;
 		return new LockOperation(specific, userClass, description, annotation.key(), key,
 				LockKeyParser.beanReferences(key), name, label, options, annotation.onFailure(), returnKind,
-				argumentIndex(specific), annotation.mode(), annotation.permits());
+				argumentIndex(specific), annotation.mode(), annotation.permits(), annotation.interruptOnLoss());
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.lettuce.core.resource.ClientResources;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -13,6 +14,7 @@ import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.lang.Nullable;
 
 import io.quorumlock.DistributedLockRegistry;
@@ -47,13 +49,13 @@ class Boot4SingleModeConfiguration {
 	QuorumLockEngine quorumLockEngine(QuorumLockProperties properties, ObjectProvider<LockListener> listeners,
 			ObjectProvider<QuorumLockEngineCustomizer> customizers, @Nullable DataRedisConnectionDetails connection,
 			ObjectProvider<DataRedisProperties> redisProperties, @Nullable ClientResources clientResources,
-			ObjectProvider<SslBundles> sslBundles) {
+			ObjectProvider<SslBundles> sslBundles, ListableBeanFactory beanFactory, Environment environment) {
 		// ClientResources is a direct (nullable) parameter, not
 		// an ObjectProvider, so that the engine is registered
 		// as its dependent and closed before Boot shuts it down
 		return SingleModeNodes.engine(properties, listeners, customizers,
 				connection(connection, redisProperties.getIfAvailable()), clientResources, sslBundles.getIfAvailable(),
-				QuorumLockStartupLog.singleSource(connection));
+				QuorumLockStartupLog.singleSource(connection), beanFactory, environment);
 	}
 
 	/** Boot 4's connection details as the line-neutral connection, or null. */

@@ -16,6 +16,7 @@ import org.springframework.core.env.Environment;
 
 import io.quorumlock.LockRules;
 import io.quorumlock.aop.DistributedLockDeclarationException;
+import io.quorumlock.redis.QuorumLockEngine;
 
 /**
  * Explains a {@link DistributedLockDeclarationException}, and every other bad declaration
@@ -81,7 +82,22 @@ class DistributedLockDeclarationFailureAnalyzer extends AbstractFailureAnalyzer<
 		Optional<ConfigurationProperty> nodeTimeout = property(NODE_TIMEOUT);
 		Optional<Duration> lease = duration(failure.getValue());
 		return nodeTimeout.isPresent() && lease.isPresent()
-				&& LockRules.leaseProblem(lease.get(), new QuorumLockProperties().getNodeTimeout()).isEmpty();
+				&& LockRules.leaseProblem(lease.get(), QuorumLockEngine.Builder.DEFAULT_NODE_TIMEOUT).isEmpty();
+	}
+
+	/**
+	 * The node timeout a refusal names ("... too short for node timeout 250 ms ..."): the
+	 * one in force, a default derived from the mode when the property is not set.
+	 */
+	private static Duration nodeTimeoutIn(String reason) {
+		int at = reason.indexOf(TOO_SHORT_FOR_NODE_TIMEOUT) + TOO_SHORT_FOR_NODE_TIMEOUT.length();
+		int end = reason.indexOf(" ms", at);
+		try {
+			return Duration.ofMillis(Long.parseLong(reason.substring(at, end).trim()));
+		}
+		catch (RuntimeException ex) {
+			return QuorumLockEngine.Builder.DEFAULT_NODE_TIMEOUT;
+		}
 	}
 
 	private String nodeTimeoutDescription(List<DistributedLockDeclarationException> failures) {
@@ -130,6 +146,8 @@ class DistributedLockDeclarationFailureAnalyzer extends AbstractFailureAnalyzer<
 			case "name" -> where + "use a name without '{' or '}'.";
 			case "permits" -> where + "use permits = 1 for a plain lock, or k > 1 with mode EXCLUSIVE and a key "
 					+ "that evaluates to one key.";
+			case "interruptOnLoss" -> where + "remove interruptOnLoss: the asynchronous or reactive result of " + method
+					+ " already ends with a LeaseLostException when the lease is lost.";
 			case "modifier" -> "Make " + method + " public (or protected), non-static and non-final, "
 					+ "and call it on the injected bean, not on 'this', so that the Spring proxy locks it.";
 			default -> where + "return CompletionStage, CompletableFuture, Mono, Flux or a plain value.";
@@ -153,7 +171,7 @@ class DistributedLockDeclarationFailureAnalyzer extends AbstractFailureAnalyzer<
 		}
 		if (reason.contains(TOO_SHORT_FOR_NODE_TIMEOUT)) {
 			Duration nodeTimeout = property(NODE_TIMEOUT).flatMap((p) -> duration(String.valueOf(p.getValue())))
-				.orElse(new QuorumLockProperties().getNodeTimeout());
+				.orElseGet(() -> nodeTimeoutIn(reason));
 			return where + "lengthen the lease to more than " + (3 * nodeTimeout.toMillis()) + "ms, three times "
 					+ NODE_TIMEOUT + " (" + nodeTimeout.toMillis() + "ms" + where(property(NODE_TIMEOUT).orElse(null))
 					+ ").";

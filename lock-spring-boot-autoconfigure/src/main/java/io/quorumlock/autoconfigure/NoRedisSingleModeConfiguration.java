@@ -28,7 +28,7 @@ class NoRedisSingleModeConfiguration {
 	QuorumLockEngine quorumLockEngine(QuorumLockProperties properties, ObjectProvider<LockListener> listeners,
 			ObjectProvider<QuorumLockEngineCustomizer> customizers) {
 		return SingleModeNodes.engine(properties, listeners, customizers, null, null, null,
-				QuorumLockStartupLog.SPRING_DATA_REDIS);
+				QuorumLockStartupLog.SPRING_DATA_REDIS, null, null);
 	}
 
 }

@@ -10,6 +10,7 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -54,8 +55,8 @@ class QuorumLockAspectConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DistributedLockMethodValidator distributedLockMethodValidator(QuorumLockProperties properties,
-			ObjectProvider<DistributedLockRegistry> registry, Environment environment) {
-		return new DistributedLockMethodValidator(requestTimeout(properties, environment),
+			ObjectProvider<DistributedLockRegistry> registry) {
+		return new DistributedLockMethodValidator(() -> NodeTimeouts.inForce(registry.getIfUnique(), properties),
 				(name) -> ConfiguredLockOptions.forName(properties, name),
 				() -> (registry.getIfUnique() instanceof QuorumLockEngine engine) ? engine.rejoinDelay()
 						: Duration.ZERO);
@@ -68,12 +69,17 @@ class QuorumLockAspectConfiguration {
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "org.springframework.transaction.ConfigurableTransactionManager")
+	@ConditionalOnProperty(prefix = "quorumlock.commit-guard", name = "enabled", matchIfMissing = true)
 	static class LeaseCommitGuardConfiguration {
 
 		@Bean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-		static BeanPostProcessor quorumLockLeaseCommitGuardRegistrar() {
-			LeaseCommitGuard guard = new LeaseCommitGuard();
+		static BeanPostProcessor quorumLockLeaseCommitGuardRegistrar(Environment environment) {
+			// bound here, not from the properties bean: a post-processor is created early
+			Duration margin = Binder.get(environment)
+				.bind("quorumlock.commit-guard.margin", Duration.class)
+				.orElse(new CommitGuardProperties().getMargin());
+			LeaseCommitGuard guard = new LeaseCommitGuard(margin.isNegative() ? Duration.ZERO : margin);
 			return new BeanPostProcessor() {
 
 				@Override
@@ -88,15 +94,6 @@ class QuorumLockAspectConfiguration {
 			};
 		}
 
-	}
-
-	/**
-	 * The bound a renewal every lease/3 must fit in: the etcd request timeout in etcd
-	 * mode, the node timeout on Redis.
-	 */
-	static Duration requestTimeout(QuorumLockProperties properties, Environment environment) {
-		return QuorumModeCondition.hasEtcdEndpoints(environment) ? properties.getEtcd().getRequestTimeout()
-				: properties.getNodeTimeout();
 	}
 
 	/** Boot's application task executor when there is one, else the common pool. */

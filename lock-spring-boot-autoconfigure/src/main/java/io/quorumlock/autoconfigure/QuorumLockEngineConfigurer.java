@@ -1,5 +1,7 @@
 package io.quorumlock.autoconfigure;
 
+import java.time.Duration;
+
 import org.springframework.beans.factory.ObjectProvider;
 
 import io.quorumlock.LockListener;
@@ -25,21 +27,26 @@ final class QuorumLockEngineConfigurer {
 		this.customizers = customizers;
 	}
 
-	/** Check the properties; call before looking at the connection. */
-	void validate() {
-		QuorumLockPropertiesValidator.validate(this.properties);
+	/**
+	 * Check the properties; call before looking at the connection.
+	 * @param nodeTimeout the node timeout the engine will be built with
+	 * ({@link NodeTimeouts})
+	 */
+	void validate(Duration nodeTimeout) {
+		QuorumLockPropertiesValidator.validate(this.properties, nodeTimeout);
 	}
 
 	/**
 	 * Apply the properties, the listeners and the customizers, build the engine and log
 	 * the start-up line.
+	 * @param nodeTimeout the node timeout checked by {@link #validate(Duration)}
 	 * @param source where the nodes come from, for the start-up line
 	 */
-	QuorumLockEngine build(QuorumLockEngine.Builder builder, String source) {
+	QuorumLockEngine build(QuorumLockEngine.Builder builder, Duration nodeTimeout, String source) {
 		QuorumLockProperties properties = this.properties;
 		builder.keyPrefix(properties.getKeyPrefix())
 			.defaults(ConfiguredLockOptions.global(properties))
-			.nodeTimeout(properties.getNodeTimeout())
+			.nodeTimeout(nodeTimeout)
 			.clockDriftFactor(properties.getClockDriftFactor())
 			.retryDelay(properties.getRetryDelay().getMin(), properties.getRetryDelay().getMax())
 			.retryBudget(properties.getRetryBudget())

@@ -46,10 +46,14 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 	private final EtcdProperties etcd = new EtcdProperties();
 
 	/**
-	 * Bound on each node's answer within one round. Must stay below a third of every
-	 * lease.
+	 * Bound on each node's answer in a round's first attempt; a round that silence left
+	 * undecided is retried with a longer one, within the retry budget. Must stay below a
+	 * third of every lease. Default: 50ms with several masters; with one node (single
+	 * mode, or one master listed) spring.data.redis.timeout when single mode uses the
+	 * application's connection and sets it, else 1s; a default never exceeds a quarter of
+	 * the shortest lease declared.
 	 */
-	private Duration nodeTimeout = Duration.ofMillis(50);
+	private Duration nodeTimeout;
 
 	/**
 	 * Share of a lease assumed lost to clock drift between nodes, in [0, 0.5).
@@ -113,6 +117,12 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 	 */
 	@NestedConfigurationProperty
 	private final FencingProperties fencing = new FencingProperties();
+
+	/**
+	 * The commit guard of transactions begun under a lock.
+	 */
+	@NestedConfigurationProperty
+	private final CommitGuardProperties commitGuard = new CommitGuardProperties();
 
 	/**
 	 * Longest lock key accepted, in characters: the evaluated key, before the prefix and
@@ -263,6 +273,10 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 
 	public FencingProperties getFencing() {
 		return this.fencing;
+	}
+
+	public CommitGuardProperties getCommitGuard() {
+		return this.commitGuard;
 	}
 
 	public int getAspectOrder() {

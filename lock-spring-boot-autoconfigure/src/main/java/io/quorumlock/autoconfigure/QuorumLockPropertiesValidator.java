@@ -15,10 +15,12 @@ final class QuorumLockPropertiesValidator {
 	}
 
 	/**
+	 * @param nodeTimeout the node timeout the engine will be built with: the property's
+	 * value when set, else the mode's default ({@link NodeTimeouts})
 	 * @throws InvalidQuorumLockPropertyException for the first bad value
 	 */
-	static void validate(QuorumLockProperties properties) {
-		validate(properties, "quorumlock.node-timeout", properties.getNodeTimeout());
+	static void validate(QuorumLockProperties properties, Duration nodeTimeout) {
+		validate(properties, "quorumlock.node-timeout", nodeTimeout);
 		QuorumNodes.toRedisUris(properties.getNodes());
 		checkRejoinDelay(properties);
 	}
@@ -60,6 +62,7 @@ final class QuorumLockPropertiesValidator {
 					text(retry.getMin()) + ".." + text(retry.getMax()), "max must not be below min");
 		}
 		notNegative("quorumlock.retry-budget", properties.getRetryBudget());
+		notNegative("quorumlock.commit-guard.margin", properties.getCommitGuard().getMargin());
 		if (properties.getRejoinDelay() != null) {
 			notNegative("quorumlock.rejoin-delay", properties.getRejoinDelay());
 		}

@@ -8,7 +8,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
 
 import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.shedlock.QuorumLockProvider;
@@ -38,10 +37,10 @@ public class QuorumLockShedLockAutoConfiguration {
 	@Bean
 	@ConditionalOnClass(name = "net.javacrumbs.shedlock.spring.annotation.SchedulerLock")
 	static SchedulerLockValidator quorumLockSchedulerLockValidator(ObjectProvider<LockProvider> provider,
-			ObjectProvider<QuorumLockProperties> properties, Environment environment) {
+			ObjectProvider<QuorumLockProperties> properties, ObjectProvider<DistributedLockRegistry> registry) {
 		return new SchedulerLockValidator(
 				() -> (provider.getIfUnique() instanceof QuorumLockProvider quorum) ? quorum : null,
-				QuorumLockAspectConfiguration.requestTimeout(properties.getObject(), environment));
+				() -> NodeTimeouts.inForce(registry.getIfUnique(), properties.getObject()));
 	}
 
 }

@@ -74,7 +74,10 @@ final class QuorumLockStartupLog {
 				.append(NODES.equals(source) ? " lists one master; list three or more for a quorum)"
 						: "; set quorumlock.nodes for a quorum of masters)");
 		}
-		line.append(", node-timeout ").append(format(properties.getNodeTimeout()));
+		line.append(", node-timeout ").append(format(engine.nodeTimeout()));
+		if (NodeTimeouts.isDefaulted(properties) && !quorum) {
+			line.append(" (one node's default; set quorumlock.node-timeout to choose)");
+		}
 		Duration guard = engine.rejoinDelay();
 		if (!quorum) {
 			line.append(", no restart guard (single mode)");

@@ -1,5 +1,6 @@
 package io.quorumlock.autoconfigure;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,15 +43,21 @@ class QuorumModeConfiguration {
 			ObjectProvider<QuorumLockConnectionDetails> connectionDetails, ListableBeanFactory beanFactory,
 			Environment environment) {
 		QuorumLockEngineConfigurer configurer = new QuorumLockEngineConfigurer(properties, listeners, customizers);
-		configurer.validate();
+		List<NodeProperties> nodes = nodes(properties, connectionDetails);
+		boolean oneNode = nodes.size() == 1;
+		configurer.validate(NodeTimeouts.effective(properties, oneNode, null, List.of()));
 		// the restart guard covers every lease declared, annotated ones included
 		DeclaredLeases declared = DeclaredLeases.scan(beanFactory,
 				(name) -> ConfiguredLockOptions.forName(properties, name));
 		if (properties.getRejoinDelay() != null) {
 			declared.checkCoveredBy(properties.getRejoinDelay());
 		}
+		// a default one-node timeout also fits the annotated leases (never longer than
+		// the
+		// one validated above, so the configured leases still fit it)
+		Duration nodeTimeout = NodeTimeouts.effective(properties, oneNode, null, declared.leases());
 		QuorumLockEngine.Builder builder = QuorumLockEngine.builder()
-			.redisUris(QuorumNodes.toRedisUris(nodes(properties, connectionDetails)))
+			.redisUris(QuorumNodes.toRedisUris(nodes))
 			.restartGuardFromDeclaredLeases()
 			.declaredLeases(declared.leases())
 			.freshMasterRunIds(properties.getFreshMasterRunIds());
@@ -63,7 +70,8 @@ class QuorumModeConfiguration {
 		if (bundle != null) {
 			builder.sslOptions(QuorumLockSsl.sslOptions(bundle));
 		}
-		return configurer.build(builder, QuorumLockStartupLog.quorumSource(connectionDetailTypes(beanFactory)));
+		return configurer.build(builder, nodeTimeout,
+				QuorumLockStartupLog.quorumSource(connectionDetailTypes(beanFactory)));
 	}
 
 	/** Whether {@code quorumlock.lease} is set rather than defaulted. */

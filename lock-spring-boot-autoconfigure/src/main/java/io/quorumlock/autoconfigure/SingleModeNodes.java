@@ -1,18 +1,22 @@
 package io.quorumlock.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.StaticCredentialsProvider;
 import io.lettuce.core.resource.ClientResources;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
+import org.springframework.core.env.Environment;
 import org.springframework.lang.Nullable;
 import org.springframework.util.StringUtils;
 
 import io.quorumlock.LockListener;
+import io.quorumlock.aop.DeclaredLeases;
 import io.quorumlock.redis.QuorumLockEngine;
 
 /**
@@ -31,12 +35,24 @@ final class SingleModeNodes {
 	 * @param connection the connection, or null when the application has none (an error
 	 * naming the property)
 	 * @param source where the connection comes from, for the start-up line
+	 * @param beanFactory the bean factory whose annotated leases the default node timeout
+	 * fits, or null
+	 * @param environment the environment holding {@code spring.data.redis.timeout}, or
+	 * null
 	 */
 	static QuorumLockEngine engine(QuorumLockProperties properties, ObjectProvider<LockListener> listeners,
 			ObjectProvider<QuorumLockEngineCustomizer> customizers, @Nullable RedisConnection connection,
-			@Nullable ClientResources clientResources, @Nullable SslBundles sslBundles, String source) {
+			@Nullable ClientResources clientResources, @Nullable SslBundles sslBundles, String source,
+			@Nullable ListableBeanFactory beanFactory, @Nullable Environment environment) {
 		QuorumLockEngineConfigurer configurer = new QuorumLockEngineConfigurer(properties, listeners, customizers);
-		configurer.validate();
+		configurer.validate(NodeTimeouts.effective(properties, true, environment, List.of()));
+		// a default node timeout also fits the annotated leases (never longer than the
+		// one
+		// validated above, so the configured leases still fit it)
+		List<Duration> declared = (beanFactory != null)
+				? DeclaredLeases.scan(beanFactory, (name) -> ConfiguredLockOptions.forName(properties, name)).leases()
+				: List.of();
+		Duration nodeTimeout = NodeTimeouts.effective(properties, true, environment, declared);
 		QuorumLockEngine.Builder builder = QuorumLockEngine.builder();
 		if (connection != null && connection.sentinel() == null && connection.cluster() != null) {
 			checkCluster(properties);
@@ -55,7 +71,7 @@ final class SingleModeNodes {
 		if (bundle != null) {
 			builder.sslOptions(QuorumLockSsl.sslOptions(bundle));
 		}
-		return configurer.build(builder, source);
+		return configurer.build(builder, nodeTimeout, source);
 	}
 
 	/**

@@ -42,7 +42,8 @@ public class SchedulerLockValidator implements SmartInitializingSingleton, BeanF
 
 	private final Supplier<QuorumLockProvider> providers;
 
-	private final Duration nodeTimeout;
+	/** The registry's node timeout, read when a lease is checked. */
+	private final Supplier<Duration> nodeTimeout;
 
 	/** The provider read by {@link #afterSingletonsInstantiated()}. */
 	private QuorumLockProvider provider;
@@ -58,10 +59,27 @@ public class SchedulerLockValidator implements SmartInitializingSingleton, BeanF
 	 * @param nodeTimeout the registry's node timeout
 	 */
 	public SchedulerLockValidator(Supplier<QuorumLockProvider> provider, Duration nodeTimeout) {
+		this(provider, constant(nodeTimeout));
+	}
+
+	/**
+	 * Create a validator that reads the registry's node timeout once the singletons exist
+	 * (the node timeout of a registry built with a default that depends on the mode is
+	 * known only then).
+	 * @param provider the provider that will lock the jobs, read once the singletons
+	 * exist; null when the jobs lock on another provider, and then nothing is checked
+	 * @param nodeTimeout the registry's node timeout, read once the singletons exist
+	 */
+	public SchedulerLockValidator(Supplier<QuorumLockProvider> provider, Supplier<Duration> nodeTimeout) {
 		Assert.notNull(provider, "'provider' must not be null");
 		Assert.notNull(nodeTimeout, "'nodeTimeout' must not be null");
 		this.providers = provider;
 		this.nodeTimeout = nodeTimeout;
+	}
+
+	private static Supplier<Duration> constant(Duration nodeTimeout) {
+		Assert.notNull(nodeTimeout, "'nodeTimeout' must not be null");
+		return () -> nodeTimeout;
 	}
 
 	/**
@@ -153,7 +171,7 @@ public class SchedulerLockValidator implements SmartInitializingSingleton, BeanF
 					+ most.toMillis() + " ms (" + atMost.where() + ")");
 		}
 		if (most.compareTo(this.provider.getLease()) <= 0) {
-			Optional<String> problem = LockRules.leaseProblem(most, this.nodeTimeout);
+			Optional<String> problem = LockRules.leaseProblem(most, this.nodeTimeout.get());
 			if (problem.isPresent()) {
 				throw atMost.refused("is refused: it is not longer than the lease of '" + this.provider.getName()
 						+ "' locks, " + this.provider.getLease().toMillis() + " ms, so it is the lease itself, and "

@@ -108,6 +108,45 @@ class LeaseCommitGuardIntegrationTests {
 		});
 	}
 
+	@Test
+	void aCommitThatCouldOutliveTheLeaseIsRolledBackBelowTheMargin() {
+		// a margin of 900 ms on a 1 s lease: refused with most of the lease still valid
+		this.runner.withPropertyValues("quorumlock.commit-guard.margin=900ms").run((context) -> {
+			assertThatExceptionOfType(LeaseLostException.class)
+				.isThrownBy(() -> context.getBean(Ledger.class).nearTheEnd("late", Duration.ofMillis(900)))
+				.withMessageContaining("below the commit margin of 900 ms (quorumlock.commit-guard.margin)");
+			assertThat(rows(context.getBean(JdbcTemplate.class), "late")).isZero();
+		});
+	}
+
+	@Test
+	void aCommitWithMoreValidityLeftThanTheMarginGoesThrough() {
+		this.runner.withPropertyValues("quorumlock.commit-guard.margin=100ms").run((context) -> {
+			context.getBean(Ledger.class).nearTheEnd("in-time", Duration.ofMillis(900));
+			assertThat(rows(context.getBean(JdbcTemplate.class), "in-time")).isOne();
+		});
+	}
+
+	@Test
+	void theGuardSwitchedOffLetsACommitThroughAfterTheLoss() {
+		this.runner.withPropertyValues("quorumlock.commit-guard.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean("quorumLockLeaseCommitGuardRegistrar");
+			// the loss is still reported, by the release, once the commit is done
+			assertThatExceptionOfType(LeaseLostException.class)
+				.isThrownBy(() -> context.getBean(Ledger.class).withTemplate("unguarded", true));
+			assertThat(rows(context.getBean(JdbcTemplate.class), "unguarded")).isOne();
+		});
+	}
+
+	@Test
+	void aNegativeMarginStopsTheStartNamingTheProperty() {
+		this.runner.withPropertyValues("quorumlock.commit-guard.margin=-1s")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("quorumlock.commit-guard.margin")
+				.hasMessageContaining("must not be negative"));
+	}
+
 	static class Ledger {
 
 		private final JdbcTemplate jdbc;
@@ -126,6 +165,21 @@ class LeaseCommitGuardIntegrationTests {
 				if (outliveTheLease) {
 					outliveTheLease();
 				}
+			});
+		}
+
+		/**
+		 * Inserts, then waits until the lease has at most {@code left} of validity left
+		 * (but is still valid), then commits.
+		 */
+		@DistributedLock(key = "#id", name = "ledger", lease = "1s", renew = false)
+		public void nearTheEnd(String id, Duration left) {
+			Lease lease = CurrentLease.require();
+			this.transactions.executeWithoutResult((status) -> {
+				this.jdbc.update("insert into payment(id) values (?)", id);
+				await("the lease nears its end").atMost(Duration.ofSeconds(10))
+					.pollInterval(Duration.ofMillis(5))
+					.until(() -> lease.remaining().compareTo(left) <= 0);
 			});
 		}
 

@@ -99,7 +99,8 @@ class PropertiesBadInputTests {
 				"lease 30000 ms is too short for node timeout 10000 ms", "(the lease is quorumlock.lease)"));
 		all.add(startup("property: node timeout not below a third of an instance lease",
 				InvalidQuorumLockPropertyException.class,
-				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.instances.orders.lease=150ms"),
+				List.of("quorumlock.nodes=" + CLOSED, "quorumlock.node-timeout=50ms",
+						"quorumlock.instances.orders.lease=150ms"),
 				"quorumlock.node-timeout", "50ms", "lease 150 ms is too short for node timeout 50 ms",
 				"(the lease is quorumlock.instances.orders.lease)"));
 		all.add(startup("property: drift factor 0.5", InvalidQuorumLockPropertyException.class,

@@ -32,7 +32,8 @@ class QuorumLockPropertiesTests {
 		assertThat(properties.getKeyPrefix()).isEqualTo(QuorumLockEngine.Builder.DEFAULT_KEY_PREFIX);
 		assertThat(properties.getMaxKeyLength()).isEqualTo(QuorumLockEngine.Builder.DEFAULT_MAX_KEY_LENGTH);
 		assertThat(properties.getLease()).isEqualTo(QuorumLockEngine.Builder.DEFAULT_LEASE);
-		assertThat(properties.getNodeTimeout()).isEqualTo(QuorumLockEngine.Builder.DEFAULT_NODE_TIMEOUT);
+		// unset: the engine is built with the mode's default (NodeTimeoutDefaultsTests)
+		assertThat(properties.getNodeTimeout()).isNull();
 		assertThat(properties.getClockDriftFactor()).isEqualTo(QuorumLockEngine.Builder.DEFAULT_CLOCK_DRIFT_FACTOR);
 		assertThat(properties.getRetryDelay().getMin()).isEqualTo(QuorumLockEngine.Builder.DEFAULT_RETRY_MIN);
 		assertThat(properties.getRetryDelay().getMax()).isEqualTo(QuorumLockEngine.Builder.DEFAULT_RETRY_MAX);

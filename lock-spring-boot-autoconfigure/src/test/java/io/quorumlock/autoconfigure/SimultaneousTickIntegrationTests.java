@@ -52,11 +52,24 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 abstract class SimultaneousTickIntegrationTests {
 
-	static final int TICKS = 200;
+	static final int TICKS = 100;
 
-	static final long HOLD_MS = 120;
+	/**
+	 * The retry budget of the instances: a call whose rounds no answer decided (a loaded
+	 * machine) is retried this long, so it may be granted this late after the tick.
+	 */
+	static final long RETRY_BUDGET_MS = 250;
 
-	static final long PERIOD_MS = 160;
+	/** The instances' node timeout. */
+	static final long NODE_TIMEOUT_MS = 100;
+
+	/**
+	 * The hold: longer than the schedulers' spread (none here, a barrier releases them)
+	 * plus the retry budget and a node timeout, as the scheduled-jobs guide asks.
+	 */
+	static final long HOLD_MS = RETRY_BUDGET_MS + NODE_TIMEOUT_MS + 150;
+
+	static final long PERIOD_MS = HOLD_MS + 50;
 
 	private static final int INSTANCES = 3;
 
@@ -225,7 +238,8 @@ abstract class SimultaneousTickIntegrationTests {
 		return new SpringApplicationBuilder(configuration).web(WebApplicationType.NONE)
 			.logStartupInfo(false)
 			.properties("quorumlock.nodes=" + String.join(",", redis().uris()), "quorumlock.rejoin-delay=0s",
-					"quorumlock.node-timeout=100ms", "spring.main.banner-mode=off")
+					"quorumlock.node-timeout=" + NODE_TIMEOUT_MS + "ms",
+					"quorumlock.retry-budget=" + RETRY_BUDGET_MS + "ms", "spring.main.banner-mode=off")
 			.initializers((GenericApplicationContext context) -> {
 				context.registerBean(Runs.class, () -> this.runs);
 				context.registerBean("taskScheduler", TickScheduler.class, TickScheduler::new);

@@ -112,16 +112,22 @@ class StartupMistakesTests {
 
 	@Test
 	void runWhenAnAnnotatedLeaseIsTooShortForTheDefaultNodeTimeoutShouldBlameTheLease() {
-		this.runner.withUserConfiguration(TinyLeaseConfiguration.class).run((context) -> {
-			assertThat(context).hasFailed();
-			FailureAnalysis analysis = new DistributedLockDeclarationFailureAnalyzer(new StandardEnvironment())
-				.analyze(context.getStartupFailure());
-			assertThat(analysis.getDescription()).startsWith(
-					"The @DistributedLock annotation on " + "TinyLease.hold(String) is invalid: lease \"100ms\"");
-			assertThat(analysis.getAction()).isEqualTo("Update the 'lease' attribute of @DistributedLock on "
-					+ "TinyLease.hold(String): lengthen the lease to more than 150ms, three times "
-					+ "quorumlock.node-timeout (50ms).");
-		});
+		// several masters: their default node timeout (50 ms) does not adapt to the
+		// leases
+		this.runner.withUserConfiguration(TinyLeaseConfiguration.class)
+			.withPropertyValues("quorumlock.nodes[0]=redis://127.0.0.1:" + closedPort(),
+					"quorumlock.nodes[1]=redis://127.0.0.1:" + closedPort(),
+					"quorumlock.nodes[2]=redis://127.0.0.1:" + closedPort())
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new DistributedLockDeclarationFailureAnalyzer(new StandardEnvironment())
+					.analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription()).startsWith(
+						"The @DistributedLock annotation on " + "TinyLease.hold(String) is invalid: lease \"100ms\"");
+				assertThat(analysis.getAction()).isEqualTo("Update the 'lease' attribute of @DistributedLock on "
+						+ "TinyLease.hold(String): lengthen the lease to more than 150ms, three times "
+						+ "quorumlock.node-timeout (50ms).");
+			});
 	}
 
 	@Test

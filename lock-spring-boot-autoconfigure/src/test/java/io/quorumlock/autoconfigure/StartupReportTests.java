@@ -236,8 +236,8 @@ class StartupReportTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(output).contains("quorumlock: single mode on 127.0.0.1:" + PORT_A
-						+ " (spring.data.redis; set quorumlock.nodes for a quorum of masters), node-timeout 50ms, "
-						+ "no restart guard (single mode)");
+						+ " (spring.data.redis; set quorumlock.nodes for a quorum of masters), node-timeout 1s (one "
+						+ "node's default; set quorumlock.node-timeout to choose), no restart guard (single mode)");
 			});
 	}
 
@@ -246,7 +246,7 @@ class StartupReportTests {
 		this.runner.withPropertyValues("quorumlock.nodes=redis://127.0.0.1:" + PORT_A).run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(output).contains("quorumlock: single mode on 127.0.0.1:" + PORT_A
-					+ " (quorumlock.nodes lists one master; list three or more for a quorum), node-timeout 50ms");
+					+ " (quorumlock.nodes lists one master; list three or more for a quorum), node-timeout 1s");
 		});
 	}
 

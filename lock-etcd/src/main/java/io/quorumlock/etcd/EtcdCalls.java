@@ -21,6 +21,7 @@ import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.maintenance.StatusResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
@@ -227,6 +228,30 @@ final class EtcdCalls {
 				}
 			}
 		}, (error) -> once.run(), once));
+	}
+
+	/**
+	 * Every key under {@code prefix} (the holds and waiters of one lock, or every lock
+	 * key of the registry), with its lease but not its value, for operators.
+	 */
+	CompletableFuture<GetResponse> keysUnder(ByteSequence prefix) {
+		return bounded(() -> this.kv.get(prefix, GetOption.builder().isPrefix(true).withKeysOnly(true).build()));
+	}
+
+	/**
+	 * Delete one key whoever wrote it: for a forced unlock of a key without a lease only
+	 * (the locks write every key under a lease, which is revoked instead).
+	 */
+	CompletableFuture<Void> deleteKey(ByteSequence key) {
+		return bounded(() -> this.kv.delete(key, DeleteOption.DEFAULT)).thenApply((response) -> null);
+	}
+
+	/**
+	 * One member's status (its leader as it sees it, its raft term), asked of that member
+	 * alone at its client URL: whether it answers, and whether it knows a leader.
+	 */
+	CompletableFuture<StatusResponse> status(String endpoint) {
+		return bounded(() -> this.client.getMaintenanceClient().statusMember(endpoint));
 	}
 
 	void close() {

@@ -27,6 +27,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.stream.Collectors;
 
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManagerFactory;
+
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -43,6 +47,7 @@ import io.quorumlock.LockRequest;
 import io.quorumlock.LockRules;
 import io.quorumlock.LockUpgradeException;
 import io.quorumlock.QuorumUnavailableException;
+import io.quorumlock.RegistryAdmin;
 import io.quorumlock.RegistryStatus;
 
 /**
@@ -88,7 +93,7 @@ import io.quorumlock.RegistryStatus;
  * {@code Lock} client are not used. Futures complete on the registry's executor, never on
  * a gRPC or Vert.x event-loop thread; a blocking call on such a thread is refused.
  */
-public final class EtcdLockRegistry implements DistributedLockRegistry, RegistryStatus, AutoCloseable {
+public final class EtcdLockRegistry implements DistributedLockRegistry, RegistryStatus, RegistryAdmin, AutoCloseable {
 
 	private static final LockOptions BUILT_IN = LockOptions.none()
 		.lease(Duration.ofSeconds(30))
@@ -120,6 +125,10 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 	private final ScheduledExecutorService scheduler;
 
 	private final KeepAlives keepAlives;
+
+	private final Members members;
+
+	private final EtcdAdmin admin;
 
 	private final EtcdCalls calls;
 
@@ -154,13 +163,34 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 			client.user(ByteSequence.from(builder.user, StandardCharsets.UTF_8))
 				.password(ByteSequence.from(builder.password, StandardCharsets.UTF_8));
 		}
+		if (builder.trust != null || this.endpoints.stream().anyMatch((endpoint) -> endpoint.startsWith("https:"))) {
+			tls(client, builder.trust, builder.keys);
+		}
 		this.calls = new EtcdCalls(client.build(), builder.requestTimeout, this.executor);
 		this.holderValue = EtcdCalls.bytes("quorumlock " + UUID.randomUUID());
+		this.members = new Members(this.endpoints, this.calls, this.scheduler, builder.memberStatusPeriod);
+		this.admin = new EtcdAdmin(this, this.prefix);
 		this.address = this.endpoints.stream()
 			.map(URI::create)
 			.map((uri) -> uri.getHost() + ":" + uri.getPort())
 			.collect(Collectors.joining(","));
 		LockRules.check("defaults", this.defaults.renew(false), builder.requestTimeout);
+	}
+
+	private static void tls(ClientBuilder client, TrustManagerFactory trust, KeyManagerFactory keys) {
+		try {
+			client.sslContext((ssl) -> {
+				if (trust != null) {
+					ssl.trustManager(trust);
+				}
+				if (keys != null) {
+					ssl.keyManager(keys);
+				}
+			});
+		}
+		catch (SSLException ex) {
+			throw new IllegalArgumentException("cannot set up TLS to etcd: " + ex.getMessage(), ex);
+		}
 	}
 
 	/**
@@ -287,6 +317,7 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 			// best effort: each per-hold lease expires within its TTL anyway
 		}
 		this.keepAlives.close();
+		this.members.close();
 		this.scheduler.shutdownNow();
 		this.calls.close();
 		this.executor.shutdown();
@@ -313,16 +344,18 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 	}
 
 	/**
-	 * {@inheritDoc} On etcd, each configured endpoint, reported up: the client does not
-	 * track members one by one (etcd's own health endpoints do).
+	 * {@inheritDoc} On etcd, each configured endpoint as its last status request found it
+	 * (asked of each member every {@link Builder#memberStatusPeriod member status
+	 * period}, from the first call of this method on): {@code voting} when it answered
+	 * and knew a leader, up but not voting ({@code held-back}, with the reason in
+	 * {@code lastError}) when it answered without a leader, {@code down} when it did not
+	 * answer; not up and {@code held-back} ({@code lastError} "no answer yet") until its
+	 * first answer. These requests only inform operators: a lock request never waits for
+	 * them, and the cluster, not the client, counts the majority of each grant.
 	 */
 	@Override
 	public List<Node> nodes() {
-		return this.endpoints.stream()
-			.map(URI::create)
-			.map((uri) -> new Node(uri.getHost() + ":" + uri.getPort(), !this.closed, Duration.ZERO,
-					Duration.ofSeconds(-1), true, Duration.ZERO))
-			.toList();
+		return this.members.nodes(this.closed);
 	}
 
 	@Override
@@ -429,6 +462,33 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 			}
 		}
 		return false;
+	}
+
+	// RegistryAdmin
+
+	/**
+	 * {@inheritDoc} On etcd, every hold of the lock, its holder's and its waiters', ends:
+	 * the etcd lease of each is revoked, which deletes its key. The holder sees its lease
+	 * gone at its next keep-alive and reports the loss; the waiters queue again under
+	 * fresh leases.
+	 * @param lockKey the full lock key, such as {@code lock:orders:{42}}
+	 * @return how many holds (the holder and the waiters) were ended
+	 */
+	@Override
+	public int forceUnlock(String lockKey) {
+		checkNotEventLoop("forceUnlock()", "a thread of your own");
+		return this.admin.forceUnlock(lockKey);
+	}
+
+	/**
+	 * {@inheritDoc} On etcd, keys under the prefix attached to no etcd lease (the locks
+	 * write none: such a key was written by something else and never expires).
+	 * @return {@code etcd <key>} lines, a NUL byte written as {@code \0}
+	 */
+	@Override
+	public List<String> keysWithoutTtl(int limit) {
+		checkNotEventLoop("keysWithoutTtl()", "a thread of your own");
+		return this.admin.keysWithoutTtl(limit);
 	}
 
 	// for the lease, the acquisition and the lock view
@@ -659,6 +719,10 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 
 		private String keyPrefix = "lock:";
 
+		private TrustManagerFactory trust;
+
+		private KeyManagerFactory keys;
+
 		private LockOptions defaults = LockOptions.none();
 
 		private final Map<String, LockOptions> instances = new LinkedHashMap<>();
@@ -668,6 +732,8 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 		private Duration retryDelay = Duration.ofMillis(50);
 
 		private Duration keepAlivePass = Duration.ofMillis(100);
+
+		private Duration memberStatusPeriod = Duration.ofSeconds(1);
 
 		private double clockDriftFactor = 0.01;
 
@@ -720,6 +786,20 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 		public Builder credentials(String user, String password) {
 			this.user = Objects.requireNonNull(user, "'user' must not be null");
 			this.password = Objects.requireNonNull(password, "'password' must not be null");
+			return this;
+		}
+
+		/**
+		 * TLS to {@code https://} endpoints with this trust (a private CA) and, for
+		 * etcd's client-certificate authentication, these keys. Without it,
+		 * {@code https://} endpoints are trusted by the JVM's default trust store.
+		 * @param trust the trust managers of the members' certificates
+		 * @param keys the client's key managers, or null for none
+		 * @return this builder
+		 */
+		public Builder tls(TrustManagerFactory trust, KeyManagerFactory keys) {
+			this.trust = Objects.requireNonNull(trust, "'trust' must not be null");
+			this.keys = keys;
 			return this;
 		}
 
@@ -785,6 +865,18 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 		 */
 		public Builder keepAlivePass(Duration period) {
 			this.keepAlivePass = positive(period, "keepAlivePass");
+			return this;
+		}
+
+		/**
+		 * The period of the status requests to each member that
+		 * {@link EtcdLockRegistry#nodes()} reports (for health and operators; never on a
+		 * lock's path). Default 1 s.
+		 * @param period a positive duration
+		 * @return this builder
+		 */
+		public Builder memberStatusPeriod(Duration period) {
+			this.memberStatusPeriod = positive(period, "memberStatusPeriod");
 			return this;
 		}
 

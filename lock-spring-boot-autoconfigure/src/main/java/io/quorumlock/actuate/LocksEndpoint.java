@@ -56,11 +56,13 @@ public class LocksEndpoint {
 	/**
 	 * Create the endpoint.
 	 * @param status the registry's status view
-	 * @param admin the registry's operator actions
+	 * @param admin the registry's operator actions; null for a registry that offers none
+	 * (a registry of the application's with a status view only): force-unlock is then
+	 * refused and no leak scan is made
 	 * @param failures the last failure of each lock and outcome, with its full message;
 	 * null for none
 	 */
-	public LocksEndpoint(RegistryStatus status, RegistryAdmin admin, @Nullable RecentLockFailures failures) {
+	public LocksEndpoint(RegistryStatus status, @Nullable RegistryAdmin admin, @Nullable RecentLockFailures failures) {
 		this.status = status;
 		this.admin = admin;
 		this.failures = failures;
@@ -89,7 +91,8 @@ public class LocksEndpoint {
 					lease.fencingToken().isPresent() ? lease.fencingToken().getAsLong() : null, lease.holdCount(),
 					lease.mode(), lease.slot().isPresent() ? lease.slot().getAsInt() : null))
 			.toList();
-		List<String> leaked = Boolean.TRUE.equals(leaks) ? this.admin.keysWithoutTtl(LEAK_LIMIT) : null;
+		List<String> leaked = (Boolean.TRUE.equals(leaks) && this.admin != null) ? this.admin.keysWithoutTtl(LEAK_LIMIT)
+				: null;
 		List<FailureDescriptor> recent = (this.failures != null) ? this.failures.failures()
 			.stream()
 			.map((failure) -> new FailureDescriptor(failure.lock(), failure.outcome(), failure.at().toString(),
@@ -111,12 +114,18 @@ public class LocksEndpoint {
 	 * key
 	 * @return the key and how many nodes had it
 	 * @throws InvalidEndpointRequestException (HTTP 400) if the key is outside the
-	 * registry's key prefix
+	 * registry's key prefix, or the registry offers no force-unlock
 	 */
 	@DeleteOperation
 	public ForceUnlockDescriptor forceUnlock(SecurityContext securityContext,
 			@Selector(match = Match.ALL_REMAINING) String... key) {
 		String redisKey = String.join("/", key);
+		if (this.admin == null) {
+			throw new InvalidEndpointRequestException(
+					"force-unlock is not offered in " + this.status.mode()
+							+ " mode: a hold ends when its holder releases it or its lease expires",
+					"force-unlock not offered");
+		}
 		Principal principal = (securityContext != null) ? securityContext.getPrincipal() : null;
 		String caller = (principal != null) ? principal.getName() : "an unauthenticated caller";
 		log.log(Level.WARNING, "Actuator force-unlock of lock key " + redisKey + " by " + caller);

@@ -59,6 +59,9 @@ public class NodeStateLog implements AutoCloseable {
 
 	private ScheduledExecutorService scheduler;
 
+	/** What a node is called in the lines: a Redis master, or an etcd member. */
+	private final String noun;
+
 	/**
 	 * Create a log of the nodes of a registry.
 	 * @param status the registry's status view
@@ -69,6 +72,7 @@ public class NodeStateLog implements AutoCloseable {
 		Assert.notNull(restartGuard, "'restartGuard' must not be null");
 		this.status = status;
 		this.restartGuard = restartGuard;
+		this.noun = "etcd".equals(status.mode()) ? "etcd member" : "master";
 	}
 
 	/**
@@ -110,7 +114,8 @@ public class NodeStateLog implements AutoCloseable {
 		List<RegistryStatus.Node> nodes = this.status.nodes();
 		long votingNow = nodes.stream().filter(RegistryStatus.Node::countsTowardQuorum).count();
 		boolean lacking = votingNow < this.status.quorum();
-		String summary = votingNow + " of " + nodes.size() + " masters vote now, a lock needs " + this.status.quorum();
+		String summary = votingNow + " of " + nodes.size() + " " + this.noun + "s vote now, a lock needs "
+				+ this.status.quorum();
 		for (RegistryStatus.Node node : nodes) {
 			String address = node.address();
 			State state = State.of(node);
@@ -139,33 +144,39 @@ public class NodeStateLog implements AutoCloseable {
 				continue;
 			}
 			if (before == State.DOWN && state != State.VOTING) {
-				logger.info("quorumlock: master " + address + " is connected again");
+				logger.info("quorumlock: " + this.noun + " " + address + " is connected again");
 			}
 			switch (state) {
 				case DOWN -> {
 					this.lastReason.put(address, node.lastError());
-					logger.warn("quorumlock: master " + address + " is " + notConnected(node) + "; " + summary
-							+ (lacking ? ": locks fail until enough masters are back" : ""));
+					logger.warn("quorumlock: " + this.noun + " " + address + " is " + notConnected(node) + "; "
+							+ summary + (lacking ? ": locks fail until enough " + this.noun + "s are back" : ""));
 				}
 				case HELD_BACK -> logger.warn(heldBack(node, summary, lacking));
-				case EVICTING -> logger.warn("quorumlock: master " + address + " does not vote: "
+				case EVICTING -> logger.warn("quorumlock: " + this.noun + " " + address + " does not vote: "
 						+ reason(node, "it can evict lock keys (maxmemory-policy)") + "; " + summary
 						+ (lacking ? ": locks fail until it votes again" : ""));
-				case SAME_SERVER -> logger.warn("quorumlock: master " + address + " is the same Redis server as "
-						+ node.sameServerAs() + " (same run_id): it is counted once; " + summary);
+				case SAME_SERVER ->
+					logger.warn("quorumlock: " + this.noun + " " + address + " is the same Redis server as "
+							+ node.sameServerAs() + " (same run_id): it is counted once; " + summary);
 				case VOTING -> {
 					if (before == State.DOWN) {
-						logger.info("quorumlock: master " + address + " is connected again and votes; " + summary);
+						logger.info("quorumlock: " + this.noun + " " + address + " is connected again and votes; "
+								+ summary);
+					}
+					else if (before == State.HELD_BACK && this.noun.startsWith("etcd")) {
+						logger.info("quorumlock: " + this.noun + " " + address
+								+ " votes again: it answers with a leader; " + summary);
 					}
 					else if (before == State.HELD_BACK) {
 						String guard = this.served.remove(address);
-						logger.info("quorumlock: master " + address + " votes again: the restart guard ("
+						logger.info("quorumlock: " + this.noun + " " + address + " votes again: the restart guard ("
 								+ ((guard != null) ? guard : seconds(this.restartGuard))
 								+ ") has passed or it was declared brand new; " + summary);
 					}
 					else if (before == State.EVICTING) {
-						logger.info("quorumlock: master " + address + " votes again: it no longer evicts lock keys; "
-								+ summary);
+						logger.info("quorumlock: " + this.noun + " " + address
+								+ " votes again: it no longer evicts lock keys; " + summary);
 					}
 				}
 				default -> {
@@ -179,7 +190,8 @@ public class NodeStateLog implements AutoCloseable {
 		String reason = node.lastError();
 		if (reason != null && !reason.equals(this.lastReason.get(node.address()))) {
 			this.lastReason.put(node.address(), reason);
-			logger.warn("quorumlock: master " + node.address() + " is still " + notConnected(node) + "; " + summary);
+			logger.warn("quorumlock: " + this.noun + " " + node.address() + " is still " + notConnected(node) + "; "
+					+ summary);
 		}
 	}
 
@@ -202,10 +214,11 @@ public class NodeStateLog implements AutoCloseable {
 							+ ", the longest declared lease or quorumlock.rejoin-delay): it "
 							+ "lost its data, or a new server process came up with it, and may lack the keys of leases "
 							+ "still held";
-			return "quorumlock: master " + node.address() + " is " + what + "; " + summary + consequence
+			return "quorumlock: " + this.noun + " " + node.address() + " is " + what + "; " + summary + consequence
 					+ ". For brand-new masters on which no lock was ever taken, see quorumlock.fresh-master-run-ids";
 		}
-		return "quorumlock: master " + node.address() + " does not vote: " + reason + "; " + summary + consequence;
+		return "quorumlock: " + this.noun + " " + node.address() + " does not vote: " + reason + "; " + summary
+				+ consequence;
 	}
 
 	private static String reason(RegistryStatus.Node node, String otherwise) {

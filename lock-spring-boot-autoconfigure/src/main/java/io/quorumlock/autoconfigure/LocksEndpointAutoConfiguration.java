@@ -29,7 +29,9 @@ import io.quorumlock.actuate.RecentLockFailures;
  * conditions sit on the nested class, behind the class check, so that an application
  * without actuator never loads them. With the endpoint comes a {@link RecentLockFailures}
  * listener, so that the endpoint shows the last failure of each lock with its full
- * message (an API client gets only its category).
+ * message (an API client gets only its category). A registry without operator actions
+ * ({@link RegistryAdmin}; the Redis engine and the etcd registry have them) gets the read
+ * operation only: force-unlock and the leak scan answer that it offers none.
  */
 @AutoConfiguration(after = QuorumLockAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
@@ -42,7 +44,7 @@ public class LocksEndpointAutoConfiguration {
 	private static final System.Logger log = System.getLogger(LocksEndpointAutoConfiguration.class.getName());
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnBean({ RegistryStatus.class, RegistryAdmin.class })
+	@ConditionalOnBean(RegistryStatus.class)
 	@ConditionalOnAvailableEndpoint(LocksEndpoint.class)
 	static class EndpointConfiguration {
 
@@ -54,14 +56,14 @@ public class LocksEndpointAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		LocksEndpoint locksEndpoint(RegistryStatus status, RegistryAdmin admin, Environment environment,
+		LocksEndpoint locksEndpoint(RegistryStatus status, ObjectProvider<RegistryAdmin> admin, Environment environment,
 				ObjectProvider<RecentLockFailures> failures) {
 			if (Binder.get(environment).bind(FORCE_UNLOCK_ENABLED, Boolean.class).isBound()) {
 				// no longer a gate: say so, rather than leave an operator wondering
 				log.log(Level.WARNING, FORCE_UNLOCK_ENABLED + " is deprecated and has no effect: force-unlock is "
 						+ "offered when management.endpoint.locks.access=unrestricted (read-only by default)");
 			}
-			return new LocksEndpoint(status, admin, failures.getIfUnique());
+			return new LocksEndpoint(status, admin.getIfUnique(), failures.getIfUnique());
 		}
 
 	}

@@ -56,11 +56,15 @@ final class NodeTimeouts {
 	}
 
 	/**
-	 * The node timeout the start-up checks of annotations and jobs use: the engine's,
-	 * else (another registry) the property, else the several-masters default.
+	 * The node timeout the start-up checks of annotations and jobs use: the etcd request
+	 * timeout in etcd mode, else the engine's, else (another registry) the property, else
+	 * the several-masters default.
 	 * @param registry the application's registry, or null
 	 */
 	static Duration inForce(@Nullable Object registry, QuorumLockProperties properties) {
+		if (!properties.getEtcd().getEndpoints().isEmpty()) {
+			return properties.getEtcd().getRequestTimeout();
+		}
 		if (registry instanceof QuorumLockEngine engine) {
 			return engine.nodeTimeout();
 		}

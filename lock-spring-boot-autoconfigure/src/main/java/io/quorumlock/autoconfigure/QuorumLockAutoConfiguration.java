@@ -15,11 +15,13 @@ import io.quorumlock.redis.QuorumLockEngine;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
- * Auto-configuration} for quorumlock: a {@link io.quorumlock.DistributedLockRegistry} in
- * quorum mode when {@code quorumlock.nodes} lists masters, else in single mode on the
- * application's {@code spring.data.redis} connection; the {@code @DistributedLock}
- * advisor; and the start-up checks. Every bean backs off when the application defines its
- * own; all of it when {@code quorumlock.enabled=false}.
+ * Auto-configuration} for quorumlock: a {@link io.quorumlock.DistributedLockRegistry} on
+ * etcd when {@code quorumlock.etcd.endpoints} lists members (with
+ * {@code io.quorumlock:lock-etcd}), else in quorum mode when {@code quorumlock.nodes}
+ * lists masters, else in single mode on the application's {@code spring.data.redis}
+ * connection; the {@code @DistributedLock} advisor; and the start-up checks. Every bean
+ * backs off when the application defines its own; all of it when
+ * {@code quorumlock.enabled=false}.
  * <p>
  * One jar for Spring Boot 3.5 and 4.x: single mode reads the Redis connection through
  * {@link SingleModeConfiguration} on Boot 3 and {@link Boot4SingleModeConfiguration} on
@@ -30,8 +32,9 @@ import io.quorumlock.redis.QuorumLockEngine;
 		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration" })
 @ConditionalOnProperty(prefix = "quorumlock", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(QuorumLockProperties.class)
-@Import({ QuorumModeConfiguration.class, SingleModeConfiguration.class, Boot4SingleModeConfiguration.class,
-		NoRedisSingleModeConfiguration.class, QuorumLockAspectConfiguration.class })
+@Import({ EtcdModeConfiguration.class, NoEtcdClientConfiguration.class, QuorumModeConfiguration.class,
+		SingleModeConfiguration.class, Boot4SingleModeConfiguration.class, NoRedisSingleModeConfiguration.class,
+		QuorumLockAspectConfiguration.class })
 public class QuorumLockAutoConfiguration {
 
 	@Bean

@@ -13,14 +13,15 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * Honest health in quorum mode: the starter brings Spring Data Redis, whose health
- * indicator pings {@code spring.data.redis} ({@code localhost:6379} by default) although
- * the locks live on {@code quorumlock.nodes}. When {@code quorumlock.nodes} is set and
- * the application sets no {@code spring.data.redis.*} property, this turns that indicator
- * off by default ({@code management.health.redis.enabled=false}, at the lowest
- * precedence), so the application's health does not go DOWN for a connection nobody uses.
- * Setting {@code management.health.redis.enabled} or any {@code spring.data.redis.*}
- * property leaves Boot's indicator as it is; single mode never changes it.
+ * Honest health in quorum and etcd mode: the starter brings Spring Data Redis, whose
+ * health indicator pings {@code spring.data.redis} ({@code localhost:6379} by default)
+ * although the locks live on {@code quorumlock.nodes} or
+ * {@code quorumlock.etcd.endpoints}. When either is set and the application sets no
+ * {@code spring.data.redis.*} property, this turns that indicator off by default
+ * ({@code management.health.redis.enabled=false}, at the lowest precedence), so the
+ * application's health does not go DOWN for a connection nobody uses. Setting
+ * {@code management.health.redis.enabled} or any {@code spring.data.redis.*} property
+ * leaves Boot's indicator as it is; single mode never changes it.
  */
 public class QuorumLockHealthDefaults implements ApplicationContextInitializer<ConfigurableApplicationContext> {
 
@@ -35,8 +36,8 @@ public class QuorumLockHealthDefaults implements ApplicationContextInitializer<C
 		ConfigurableEnvironment environment = context.getEnvironment();
 		if (!environment.getProperty("quorumlock.enabled", Boolean.class, true)
 				|| environment.containsProperty("management.health.redis.enabled")
-				|| !QuorumModeCondition.hasNodes(environment) || configuresSpringDataRedis(environment)
-				|| environment.getPropertySources().contains(SOURCE_NAME)) {
+				|| !(QuorumModeCondition.hasNodes(environment) || QuorumModeCondition.hasEtcdEndpoints(environment))
+				|| configuresSpringDataRedis(environment) || environment.getPropertySources().contains(SOURCE_NAME)) {
 			return;
 		}
 		environment.getPropertySources()

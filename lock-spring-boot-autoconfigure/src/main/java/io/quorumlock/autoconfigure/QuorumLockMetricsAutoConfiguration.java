@@ -9,20 +9,21 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
+import io.quorumlock.RegistryStatus;
 import io.quorumlock.actuate.LockMetrics;
 import io.quorumlock.actuate.NodeMetrics;
-import io.quorumlock.redis.QuorumLockEngine;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
  * Auto-configuration} of the lock meters: a {@link LockMetrics} bean on the application's
- * {@link MeterRegistry}, and the per-master meters of {@link NodeMetrics} (state and
- * answers, read from the engine's status when scraped). It is a
- * {@link io.quorumlock.LockListener}, so the auto-configured engine adds it with every
- * other listener bean when it is built; the engine calls listeners guarded (one that
- * throws is logged and skipped), so metrics can never stop a grant or a release. An
- * engine the application builds itself does not see it: pass the bean to
- * {@code QuorumLockEngine.Builder#listener}.
+ * {@link MeterRegistry}, and the per-node meters of {@link NodeMetrics} (state and
+ * answers, read from the registry's status when scraped), for a registry with a status
+ * view (the Redis engine or the etcd registry). It is a
+ * {@link io.quorumlock.LockListener}, so the auto-configured registry adds it with every
+ * other listener bean when it is built; both call listeners guarded (one that throws is
+ * logged and skipped), so metrics can never stop a grant or a release. A registry the
+ * application builds itself does not see it: pass the bean to its builder's
+ * {@code listener}.
  * <p>
  * Runs after Boot's metrics auto-configuration (named for both lines: Boot 3's
  * {@code spring-boot-actuator-autoconfigure}, Boot 4's
@@ -37,7 +38,7 @@ import io.quorumlock.redis.QuorumLockEngine;
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBooleanProperty(name = "quorumlock.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty(name = "quorumlock.metrics.enabled", matchIfMissing = true)
-@ConditionalOnBean({ MeterRegistry.class, QuorumLockEngine.class })
+@ConditionalOnBean({ MeterRegistry.class, RegistryStatus.class })
 public class QuorumLockMetricsAutoConfiguration {
 
 	@Bean
@@ -48,8 +49,8 @@ public class QuorumLockMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	NodeMetrics quorumLockNodeMetrics(MeterRegistry meterRegistry, QuorumLockEngine engine) {
-		return new NodeMetrics(meterRegistry, engine);
+	NodeMetrics quorumLockNodeMetrics(MeterRegistry meterRegistry, RegistryStatus status) {
+		return new NodeMetrics(meterRegistry, status);
 	}
 
 }

@@ -11,8 +11,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
 
 import io.quorumlock.DistributedLockRegistry;
+import io.quorumlock.RegistryStatus;
 import io.quorumlock.actuate.ObservedLockRegistry;
-import io.quorumlock.redis.QuorumLockEngine;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
@@ -21,12 +21,13 @@ import io.quorumlock.redis.QuorumLockEngine;
  * <p>
  * The observation wraps the registry rather than listening to it: a listener hears of a
  * grant only after the wait, too late to open a span that covers it. So this registers an
- * {@link ObservedLockRegistry} over the auto-configured engine as the
- * {@link Primary @Primary} {@link DistributedLockRegistry}: the {@code @DistributedLock}
- * aspect and every application bean that injects a {@code DistributedLockRegistry} get
- * the observed one, with no change to their code, while the engine stays a bean of its
- * own type for the status, the endpoint and the health indicator. It runs after Boot's
- * observation auto-configuration of either line (Boot 3's actuator, Boot 4's
+ * {@link ObservedLockRegistry} over the registry (the Redis engine or the etcd registry,
+ * the bean that is also its {@link RegistryStatus}) as the {@link Primary @Primary}
+ * {@link DistributedLockRegistry}: the {@code @DistributedLock} aspect and every
+ * application bean that injects a {@code DistributedLockRegistry} get the observed one,
+ * with no change to their code, while the registry stays a bean of its own type for the
+ * status, the endpoint and the health indicator. It runs after Boot's observation
+ * auto-configuration of either line (Boot 3's actuator, Boot 4's
  * {@code spring-boot-micrometer-observation}). An application that defines its own
  * registry is left alone. Key values are low-cardinality only: the lock's label and the
  * outcome, never an evaluated key. Boot's
@@ -38,14 +39,19 @@ import io.quorumlock.redis.QuorumLockEngine;
 				"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
 @ConditionalOnClass(ObservationRegistry.class)
 @ConditionalOnBooleanProperty(name = "quorumlock.enabled", matchIfMissing = true)
-@ConditionalOnBean({ ObservationRegistry.class, QuorumLockEngine.class })
+@ConditionalOnBean({ ObservationRegistry.class, RegistryStatus.class })
 public class QuorumLockObservationAutoConfiguration {
 
 	@Bean
 	@Primary
 	@ConditionalOnMissingBean
-	ObservedLockRegistry observedLockRegistry(QuorumLockEngine engine, ObservationRegistry observationRegistry) {
-		return new ObservedLockRegistry(engine, observationRegistry);
+	ObservedLockRegistry observedLockRegistry(RegistryStatus registry, ObservationRegistry observationRegistry) {
+		if (!(registry instanceof DistributedLockRegistry locks)) {
+			throw new IllegalStateException(
+					"The RegistryStatus bean " + registry + " is not a DistributedLockRegistry: "
+							+ "define an ObservedLockRegistry bean over the application's registry");
+		}
+		return new ObservedLockRegistry(locks, observationRegistry);
 	}
 
 }

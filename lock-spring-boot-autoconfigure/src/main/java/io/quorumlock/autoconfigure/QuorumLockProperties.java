@@ -27,7 +27,7 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 	private boolean enabled = true;
 
 	/**
-	 * Prefix of every Redis key the locks use.
+	 * Prefix of every key the locks use, on Redis and on etcd.
 	 */
 	private String keyPrefix = "lock:";
 
@@ -38,6 +38,12 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 	 * connection.
 	 */
 	private List<NodeProperties> nodes = new ArrayList<>();
+
+	/**
+	 * etcd cluster to lock on instead of Redis (needs io.quorumlock:lock-etcd).
+	 */
+	@NestedConfigurationProperty
+	private final EtcdProperties etcd = new EtcdProperties();
 
 	/**
 	 * Bound on each node's answer in a round's first attempt; a round that silence left
@@ -191,6 +197,10 @@ public class QuorumLockProperties extends LockDefaultsProperties {
 
 	public void setNodes(List<NodeProperties> nodes) {
 		this.nodes = nodes;
+	}
+
+	public EtcdProperties getEtcd() {
+		return this.etcd;
 	}
 
 	public Duration getNodeTimeout() {

@@ -20,10 +20,35 @@ final class QuorumLockPropertiesValidator {
 	 * @throws InvalidQuorumLockPropertyException for the first bad value
 	 */
 	static void validate(QuorumLockProperties properties, Duration nodeTimeout) {
+		validate(properties, "quorumlock.node-timeout", nodeTimeout);
+		QuorumNodes.toRedisUris(properties.getNodes());
+		checkRejoinDelay(properties);
+	}
+
+	/**
+	 * Check {@code quorumlock.*} for etcd mode: the same rules, with the etcd request
+	 * timeout in the node timeout's place (a renewal every lease/3 must fit in it), and
+	 * the etcd credentials.
+	 * @throws InvalidQuorumLockPropertyException for the first bad value
+	 */
+	static void validateEtcd(QuorumLockProperties properties) {
+		EtcdProperties etcd = properties.getEtcd();
+		validate(properties, "quorumlock.etcd.request-timeout", etcd.getRequestTimeout());
+		if (etcd.getUsername() != null && etcd.getPassword() == null) {
+			throw new InvalidQuorumLockPropertyException("quorumlock.etcd.password", "",
+					"must be set with quorumlock.etcd.username (" + etcd.getUsername() + ")");
+		}
+		if (etcd.getUsername() == null && etcd.getPassword() != null) {
+			throw new InvalidQuorumLockPropertyException("quorumlock.etcd.username", "",
+					"must be set with quorumlock.etcd.password");
+		}
+	}
+
+	private static void validate(QuorumLockProperties properties, String timeoutProperty, Duration timeout) {
 		if (properties.getKeyPrefix() == null) {
 			throw new InvalidQuorumLockPropertyException("quorumlock.key-prefix", "", "must not be null");
 		}
-		positive("quorumlock.node-timeout", nodeTimeout);
+		Duration nodeTimeout = positive(timeoutProperty, timeout);
 		double drift = properties.getClockDriftFactor();
 		if (!(drift >= 0 && drift < 0.5)) {
 			throw new InvalidQuorumLockPropertyException("quorumlock.clock-drift-factor", Double.toString(drift),
@@ -55,16 +80,14 @@ final class QuorumLockPropertiesValidator {
 		});
 		Duration lease = positive("quorumlock.lease", properties.getLease());
 		notNegative("quorumlock.wait-at-most", properties.getWaitAtMost());
-		checkLease("quorumlock.lease", lease, nodeTimeout);
+		checkLease(timeoutProperty, "quorumlock.lease", lease, nodeTimeout);
 		checkHold("quorumlock.hold-at-most", properties.getHoldAtMost(), "quorumlock.lease", lease);
 		checkHoldAtLeast("quorumlock.hold-at-least", properties.getHoldAtLeast(), "quorumlock.lease", lease,
 				properties.isRenew());
 		for (Map.Entry<String, Instance> entry : properties.getInstances().entrySet()) {
 			checkInstance("quorumlock.instances." + entry.getKey(), entry.getKey(), entry.getValue(), properties,
-					nodeTimeout);
+					timeoutProperty, nodeTimeout);
 		}
-		QuorumNodes.toRedisUris(properties.getNodes());
-		checkRejoinDelay(properties);
 	}
 
 	/**
@@ -95,7 +118,7 @@ final class QuorumLockPropertiesValidator {
 	}
 
 	private static void checkInstance(String prefix, String name, Instance instance, QuorumLockProperties properties,
-			Duration nodeTimeout) {
+			String timeoutProperty, Duration nodeTimeout) {
 		if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
 			throw new InvalidQuorumLockPropertyException(prefix, name,
 					"a lock name must not contain '{' or '}': they would move the Redis Cluster hash slot");
@@ -106,7 +129,7 @@ final class QuorumLockPropertiesValidator {
 		if (instance.getWaitAtMost() != null) {
 			notNegative(prefix + ".wait-at-most", instance.getWaitAtMost());
 		}
-		checkLease(leaseProperty, lease, nodeTimeout);
+		checkLease(timeoutProperty, leaseProperty, lease, nodeTimeout);
 		if (instance.getHoldAtMost() != null) {
 			checkHold(prefix + ".hold-at-most", instance.getHoldAtMost(), leaseProperty, lease);
 		}
@@ -137,9 +160,9 @@ final class QuorumLockPropertiesValidator {
 		});
 	}
 
-	private static void checkLease(String leaseProperty, Duration lease, Duration nodeTimeout) {
+	private static void checkLease(String timeoutProperty, String leaseProperty, Duration lease, Duration nodeTimeout) {
 		LockRules.leaseProblem(lease, nodeTimeout).ifPresent((problem) -> {
-			throw new InvalidQuorumLockPropertyException("quorumlock.node-timeout", text(nodeTimeout),
+			throw new InvalidQuorumLockPropertyException(timeoutProperty, text(nodeTimeout),
 					problem + " (the lease is " + leaseProperty + ")");
 		});
 	}

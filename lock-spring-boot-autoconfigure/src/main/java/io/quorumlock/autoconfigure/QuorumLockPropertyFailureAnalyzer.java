@@ -46,6 +46,28 @@ class QuorumLockPropertyFailureAnalyzer extends AbstractFailureAnalyzer<InvalidQ
 					+ "quorumlock.nodes empty to lock on the application's spring.data.redis connection "
 					+ "(standalone or Sentinel).";
 		}
+		if (property.equals("quorumlock.etcd.endpoints") && reason.contains("lock-etcd is not on the class path")) {
+			return "Add the dependency io.quorumlock:lock-etcd beside the starter (the version comes from quorumlock-bom), "
+					+ "or remove quorumlock.etcd.endpoints to lock on Redis.";
+		}
+		if (property.equals("quorumlock.etcd.endpoints")) {
+			return "Choose one backend: keep quorumlock.etcd.endpoints and remove quorumlock.nodes (and any "
+					+ "@ServiceConnection(name = \"quorumlock\") Redis container) to lock on etcd, or remove "
+					+ "quorumlock.etcd.endpoints to lock on Redis.";
+		}
+		if (property.startsWith("quorumlock.etcd.endpoints[")) {
+			return "Write each etcd endpoint as a client URL, http://host:port or https://host:port (etcd's "
+					+ "--advertise-client-urls), such as http://etcd-1:2379.";
+		}
+		if (property.equals("quorumlock.etcd.ssl.bundle")) {
+			return "Define the SSL bundle under spring.ssl.bundle.pem.<name> (or .jks.<name>) with the CA that signed "
+					+ "the etcd members' certificates as its truststore (and a keystore for client certificates), list "
+					+ "the endpoints as https://host:port, or remove quorumlock.etcd.ssl.bundle.";
+		}
+		if (property.equals("quorumlock.etcd.request-timeout")) {
+			return "Lower quorumlock.etcd.request-timeout or lengthen the lease it names: a lease that renews must be "
+					+ "longer than three request timeouts, because its keep-alive every lease/3 has to fit in it.";
+		}
 		if (property.equals("quorumlock.node-timeout")) {
 			return "Lower quorumlock.node-timeout or lengthen the lease it names: a lease must be longer than three "
 					+ "node timeouts, because its renewal every lease/3 has to fit in it.";

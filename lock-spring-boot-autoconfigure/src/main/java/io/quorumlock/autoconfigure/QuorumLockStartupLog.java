@@ -10,13 +10,14 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.lang.Nullable;
 import org.springframework.util.ClassUtils;
 
+import io.quorumlock.RegistryStatus;
 import io.quorumlock.redis.QuorumLockEngine;
 
 /**
  * The one INFO line that says what the starter chose: the mode, the nodes (host and port,
  * never credentials) and where they come from ({@code quorumlock.nodes},
- * {@code spring.data.redis} or a service connection), the quorum, the node timeout and
- * the restart guard in force.
+ * {@code spring.data.redis}, a service connection or {@code quorumlock.etcd.endpoints}),
+ * the quorum, the node timeout and the restart guard in force.
  */
 final class QuorumLockStartupLog {
 
@@ -97,6 +98,38 @@ final class QuorumLockStartupLog {
 			}
 		}
 		return line.toString();
+	}
+
+	static void logEtcd(RegistryStatus registry, QuorumLockProperties properties) {
+		if (logger.isInfoEnabled()) {
+			logger.info(describeEtcd(registry, properties));
+		}
+	}
+
+	/**
+	 * The start-up line of etcd mode: the endpoints (host and port), the user if any
+	 * (never the password), the request timeout, the key prefix and what decides a grant.
+	 */
+	static String describeEtcd(RegistryStatus registry, QuorumLockProperties properties) {
+		List<String> addresses = registry.nodes().stream().map(RegistryStatus.Node::address).toList();
+		EtcdProperties etcd = properties.getEtcd();
+		StringBuilder line = new StringBuilder("quorumlock: etcd mode on ").append(addresses.size())
+			.append((addresses.size() == 1) ? " endpoint " : " endpoints ")
+			.append(addresses)
+			.append(" (quorumlock.etcd.endpoints");
+		if (etcd.getUsername() != null) {
+			line.append(", user '").append(etcd.getUsername()).append("'");
+		}
+		return line.append("), request-timeout ")
+			.append(format(etcd.getRequestTimeout()))
+			.append(", key prefix '")
+			.append(properties.getKeyPrefix())
+			.append("': each grant is decided by the etcd cluster's raft majority (")
+			.append(registry.quorum())
+			.append(" of ")
+			.append(addresses.size())
+			.append(" listed members), no restart guard needed")
+			.toString();
 	}
 
 	/**

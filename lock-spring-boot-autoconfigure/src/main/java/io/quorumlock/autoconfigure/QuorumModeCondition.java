@@ -13,17 +13,27 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * Quorum mode when {@code quorumlock.nodes} lists at least one node, in either form, or a
+ * Etcd mode when {@code quorumlock.etcd.endpoints} lists an endpoint; else quorum mode
+ * when {@code quorumlock.nodes} lists at least one node, in either form, or a
  * {@link QuorumLockConnectionDetails} bean is defined (e.g. by Redis containers with
- * {@code @ServiceConnection(name = "quorumlock")}); single mode otherwise. Evaluated when
- * beans are registered, after Boot's service connections have registered theirs.
+ * {@code @ServiceConnection(name = "quorumlock")}); single mode otherwise. Etcd mode
+ * beside Redis masters is refused when the etcd registry is built
+ * ({@link EtcdModeConfiguration}). Evaluated when beans are registered, after Boot's
+ * service connections have registered theirs.
  */
 abstract class QuorumModeCondition extends SpringBootCondition implements ConfigurationCondition {
 
-	private final boolean quorum;
+	/** Where the locks live. */
+	enum Mode {
 
-	QuorumModeCondition(boolean quorum) {
-		this.quorum = quorum;
+		SINGLE, QUORUM, ETCD
+
+	}
+
+	private final Mode mode;
+
+	QuorumModeCondition(Mode mode) {
+		this.mode = mode;
 	}
 
 	@Override
@@ -33,12 +43,24 @@ abstract class QuorumModeCondition extends SpringBootCondition implements Config
 
 	@Override
 	public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+		if (hasEtcdEndpoints(context.getEnvironment())) {
+			return new ConditionOutcome(this.mode == Mode.ETCD, "quorumlock.etcd.endpoints is set: etcd mode");
+		}
 		boolean details = hasConnectionDetails(context.getBeanFactory());
 		boolean nodes = details || hasNodes(context.getEnvironment());
 		String message = details ? "a QuorumLockConnectionDetails bean is defined: quorum mode"
 				: nodes ? "quorumlock.nodes is set: quorum mode"
 						: "quorumlock.nodes is empty: single mode on spring.data.redis";
-		return new ConditionOutcome(nodes == this.quorum, message);
+		return new ConditionOutcome(this.mode == (nodes ? Mode.QUORUM : Mode.SINGLE), message);
+	}
+
+	/** Whether {@code quorumlock.etcd.endpoints} lists at least one endpoint. */
+	static boolean hasEtcdEndpoints(Environment environment) {
+		return Binder.get(environment)
+			.bind("quorumlock.etcd.endpoints", Bindable.listOf(String.class))
+			.map(List::isEmpty)
+			.map((empty) -> !empty)
+			.orElse(false);
 	}
 
 	private static boolean hasConnectionDetails(ConfigurableListableBeanFactory beanFactory) {
@@ -54,20 +76,29 @@ abstract class QuorumModeCondition extends SpringBootCondition implements Config
 			.orElse(false);
 	}
 
-	/** Matches when nodes are listed. */
+	/** Matches when nodes are listed and no etcd endpoint. */
 	static final class Quorum extends QuorumModeCondition {
 
 		Quorum() {
-			super(true);
+			super(Mode.QUORUM);
 		}
 
 	}
 
-	/** Matches when no node is listed. */
+	/** Matches when no node and no etcd endpoint is listed. */
 	static final class Single extends QuorumModeCondition {
 
 		Single() {
-			super(false);
+			super(Mode.SINGLE);
+		}
+
+	}
+
+	/** Matches when etcd endpoints are listed. */
+	static final class Etcd extends QuorumModeCondition {
+
+		Etcd() {
+			super(Mode.ETCD);
 		}
 
 	}

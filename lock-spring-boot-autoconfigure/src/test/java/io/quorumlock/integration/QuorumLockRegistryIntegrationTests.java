@@ -1,219 +1,38 @@
 package io.quorumlock.integration;
 
 import java.time.Duration;
-import java.util.ConcurrentModificationException;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Lock;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.integration.support.locks.ExpirableLockRegistry;
-import org.springframework.integration.support.locks.RenewableLockRegistry;
 
-import io.quorumlock.LeaseLostException;
+import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.LockOptions;
 import io.quorumlock.redis.QuorumLockEngine;
 import io.quorumlock.testing.QuorumReadiness;
 import io.quorumlock.testing.RedisServers;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
-import static org.awaitility.Awaitility.await;
-
 /**
- * The Spring Integration registry behaves as Spring Integration's own registries where
- * their users rely on it: one lock per key, {@link IllegalStateException} for an unlock
- * by a thread that does not hold the lock, {@link ConcurrentModificationException} for an
- * unlock after the lease expired, {@link ExpirableLockRegistry} and
- * {@link RenewableLockRegistry}; on three real masters.
+ * The Spring Integration registry's contract on three real Redis masters.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
-class QuorumLockRegistryIntegrationTests {
+class QuorumLockRegistryIntegrationTests extends QuorumLockRegistryContract {
 
 	@RegisterExtension
 	static final RedisServers redis = RedisServers.start(3);
 
-	private QuorumLockEngine engine;
-
-	private QuorumLockEngine engine(LockOptions defaults) {
-		this.engine = QuorumLockEngine.builder()
+	@Override
+	DistributedLockRegistry start(LockOptions defaults) {
+		QuorumLockEngine engine = QuorumLockEngine.builder()
 			.nodes(redis.uris())
 			.nodeTimeout(Duration.ofMillis(100))
 			.rejoinDelay(Duration.ZERO)
 			.defaults(defaults)
 			.build();
-		QuorumReadiness.await(this.engine, Duration.ofSeconds(10));
-		return this.engine;
+		QuorumReadiness.await(engine, Duration.ofSeconds(10));
+		return engine;
 	}
 
-	private QuorumLockRegistry registry() {
-		return new QuorumLockRegistry(engine(LockOptions.none()));
-	}
-
-	/** Locks taken without renewal, for 400 ms. */
-	private QuorumLockRegistry shortLocks() {
-		return new QuorumLockRegistry(engine(LockOptions.none().lease(Duration.ofMillis(400)).renew(false)));
-	}
-
-	@AfterEach
-	void closeEngine() {
-		if (this.engine != null) {
-			this.engine.close();
-		}
-	}
-
-	private static <T> T onAnotherThread(java.util.concurrent.Callable<T> action) throws Exception {
-		return CompletableFuture.supplyAsync(() -> {
-			try {
-				return action.call();
-			}
-			catch (Exception ex) {
-				throw new java.util.concurrent.CompletionException(ex);
-			}
-		}).get(10, TimeUnit.SECONDS);
-	}
-
-	@Test
-	void obtainReturnsOneLockPerKey() {
-		QuorumLockRegistry registry = registry();
-		Lock a = registry.obtain("a");
-		assertThat(registry.obtain("a")).isSameAs(a);
-		assertThat(registry.obtain("b")).isNotSameAs(a).isNotEqualTo(a);
-		Map<Lock, String> held = new HashMap<>();
-		held.put(a, "a");
-		assertThat(held).containsKey(registry.obtain("a"));
-	}
-
-	@Test
-	void unlockByAThreadThatDoesNotHoldTheLockThrowsIllegalStateException() throws Exception {
-		QuorumLockRegistry registry = registry();
-		Lock lock = registry.obtain("a");
-		assertThatIllegalStateException().isThrownBy(lock::unlock);
-		lock.lock();
-		try {
-			Throwable foreign = onAnotherThread(() -> {
-				try {
-					lock.unlock();
-					return null;
-				}
-				catch (RuntimeException ex) {
-					return ex;
-				}
-			});
-			assertThat(foreign).isInstanceOf(IllegalStateException.class);
-			assertThat(onAnotherThread(() -> lock.tryLock()).booleanValue()).as("still held").isFalse();
-		}
-		finally {
-			lock.unlock();
-		}
-		assertThatIllegalStateException().isThrownBy(lock::unlock);
-	}
-
-	@Test
-	void unlockAfterTheLeaseExpiredThrowsConcurrentModificationExceptionWithTheLoss() throws Exception {
-		QuorumLockRegistry registry = shortLocks();
-		Lock lock = registry.obtain("a");
-		lock.lock();
-		// another thread takes it once the lease has run out, without waiting for the
-		// unlock
-		assertThat(onAnotherThread(() -> {
-			boolean locked = lock.tryLock(5, TimeUnit.SECONDS);
-			if (locked) {
-				lock.unlock();
-			}
-			return locked;
-		})).isTrue();
-		assertThatExceptionOfType(ConcurrentModificationException.class).isThrownBy(lock::unlock)
-			.withCauseInstanceOf(LeaseLostException.class);
-		// released all the same
-		assertThatIllegalStateException().isThrownBy(lock::unlock);
-		assertThat(lock.tryLock()).isTrue();
-		lock.unlock();
-	}
-
-	@Test
-	void expireUnusedOlderThanDropsOnlyLocksNotHeld() throws Exception {
-		QuorumLockRegistry registry = registry();
-		Lock held = registry.obtain("held");
-		Lock unused = registry.obtain("unused");
-		held.lock();
-		try {
-			await().atMost(Duration.ofSeconds(5)).until(() -> {
-				registry.expireUnusedOlderThan(0);
-				return registry.obtain("unused") != unused;
-			});
-			registry.expireUnusedOlderThan(0);
-			assertThat(registry.obtain("held")).isSameAs(held);
-			assertThat(onAnotherThread(() -> registry.obtain("held").tryLock())).isFalse();
-		}
-		finally {
-			held.unlock();
-		}
-	}
-
-	@Test
-	void renewLockNeedsTheLockHeldByTheCurrentThread() throws Exception {
-		QuorumLockRegistry registry = registry();
-		assertThatIllegalStateException().isThrownBy(() -> registry.renewLock("a"));
-		Lock lock = registry.obtain("a");
-		lock.lock();
-		try {
-			registry.renewLock("a");
-			Throwable foreign = onAnotherThread(() -> {
-				try {
-					registry.renewLock("a");
-					return null;
-				}
-				catch (RuntimeException ex) {
-					return ex;
-				}
-			});
-			assertThat(foreign).isInstanceOf(IllegalStateException.class);
-		}
-		finally {
-			lock.unlock();
-		}
-		assertThatIllegalStateException().isThrownBy(() -> registry.renewLock("a"));
-	}
-
-	@Test
-	void renewLockWithATtlExtendsALockTakenWithoutRenewal() throws Exception {
-		QuorumLockRegistry registry = shortLocks();
-		Lock lock = registry.obtain("a");
-		lock.lock();
-		try {
-			registry.renewLock("a", Duration.ofSeconds(10));
-			String key = "lock:{integration:a}";
-			await().atMost(Duration.ofSeconds(5))
-				.until(() -> redis.nodes().stream().allMatch((node) -> node.pttl(key) > 1000));
-			assertThat(onAnotherThread(() -> lock.tryLock(1, TimeUnit.SECONDS))).as("still held past 400 ms").isFalse();
-		}
-		finally {
-			lock.unlock();
-		}
-	}
-
-	@Test
-	void renewLockOfALostLeaseThrowsIllegalStateExceptionWithTheLoss() throws Exception {
-		QuorumLockRegistry registry = shortLocks();
-		Lock lock = registry.obtain("a");
-		lock.lock();
-		assertThat(onAnotherThread(() -> {
-			boolean locked = lock.tryLock(5, TimeUnit.SECONDS);
-			if (locked) {
-				lock.unlock();
-			}
-			return locked;
-		})).isTrue();
-		assertThatIllegalStateException().isThrownBy(() -> registry.renewLock("a", Duration.ofSeconds(10)))
-			.withCauseInstanceOf(LeaseLostException.class);
-		assertThatExceptionOfType(ConcurrentModificationException.class).isThrownBy(lock::unlock);
+	@Override
+	boolean keptOverASecond(String key) {
+		return redis.nodes().stream().allMatch((node) -> node.pttl(key) > 1000);
 	}
 
 }

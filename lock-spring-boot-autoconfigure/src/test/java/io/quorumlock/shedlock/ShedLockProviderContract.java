@@ -12,6 +12,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.quorumlock.DistributedLockRegistry;
 import io.quorumlock.redis.QuorumLockEngine;
 import io.quorumlock.testing.QuorumReadiness;
 import io.quorumlock.testing.RedisServer;
@@ -24,14 +25,15 @@ import static org.awaitility.Awaitility.await;
 /**
  * ShedLock's own published contract of an extensible {@code LockProvider}
  * ({@code shedlock-test-support}), every test and assertion as ShedLock wrote it, run
- * against {@link QuorumLockProvider} on real masters; a subclass says how many. The only
- * tests overridden are the two whose locks are shorter than any lease quorumlock grants,
- * which must be longer than three node timeouts (here 3 × 100 ms): {@code shouldTimeout}
- * (a 50 ms {@code lockAtMostFor}) and {@code shouldNotBeAbleToExtendExpiredLock} (2 ms)
- * take the same steps with the shortest lock allowed, 400 ms. A lock that short would not
- * outlive a single round to the masters; the provider refuses it with an
- * {@code IllegalArgumentException} naming the figures, at start-up for
- * {@code @SchedulerLock} values.
+ * against {@link QuorumLockProvider} on real masters (a subclass says how many) or on
+ * another backend (a subclass starts its registry and says how to see a lock held). The
+ * only tests overridden are the two whose locks are shorter than any lease quorumlock
+ * grants, which must be longer than three node timeouts (here 3 × 100 ms):
+ * {@code shouldTimeout} (a 50 ms {@code lockAtMostFor}) and
+ * {@code shouldNotBeAbleToExtendExpiredLock} (2 ms) take the same steps with the shortest
+ * lock allowed, 400 ms. A lock that short would not outlive a single round to the
+ * masters; the provider refuses it with an {@code IllegalArgumentException} naming the
+ * figures, at start-up for {@code @SchedulerLock} values.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 abstract class ShedLockProviderContract extends AbstractExtensibleLockProviderIntegrationTest {
@@ -39,32 +41,49 @@ abstract class ShedLockProviderContract extends AbstractExtensibleLockProviderIn
 	private static final Duration NODE_TIMEOUT = Duration.ofMillis(100);
 
 	/** The shortest lease the engine grants with this node timeout, and a margin. */
-	private static final Duration SHORTEST_LOCK = Duration.ofMillis(400);
+	static final Duration SHORTEST_LOCK = Duration.ofMillis(400);
 
 	private static final String KEY = "lock:shedlock:{%s}";
 
-	private QuorumLockEngine engine;
+	private DistributedLockRegistry registry;
 
 	private QuorumLockProvider provider;
 
-	/** The masters of this topology. */
+	/** The masters of this topology; null for a backend that is not Redis. */
 	abstract RedisServers redis();
 
-	@BeforeEach
-	void startEngine() {
-		this.engine = QuorumLockEngine.builder()
+	/**
+	 * The shortest lock the registry under test grants: more than three of its request
+	 * bounds.
+	 */
+	Duration shortestLock() {
+		return SHORTEST_LOCK;
+	}
+
+	/**
+	 * The registry under test, started and ready: the engine on {@link #redis()} unless a
+	 * subclass starts another backend's, with requests bounded by 100 ms.
+	 */
+	DistributedLockRegistry startRegistry() {
+		QuorumLockEngine engine = QuorumLockEngine.builder()
 			.nodes(redis().uris())
 			.nodeTimeout(NODE_TIMEOUT)
 			// the fixture starts its servers fresh: no restart guard here
 			.rejoinDelay(Duration.ZERO)
 			.build();
-		QuorumReadiness.await(this.engine, Duration.ofSeconds(10));
-		this.provider = new QuorumLockProvider(this.engine);
+		QuorumReadiness.await(engine, Duration.ofSeconds(10));
+		return engine;
+	}
+
+	@BeforeEach
+	void startEngine() {
+		this.registry = startRegistry();
+		this.provider = new QuorumLockProvider(this.registry);
 	}
 
 	@AfterEach
-	void closeEngine() {
-		this.engine.close();
+	void closeEngine() throws Exception {
+		((AutoCloseable) this.registry).close();
 	}
 
 	@Override
@@ -98,14 +117,14 @@ abstract class ShedLockProviderContract extends AbstractExtensibleLockProviderIn
 	@Test
 	@Override
 	public void shouldTimeout() {
-		Optional<SimpleLock> lock1 = getLockProvider().lock(lockConfig(this.LOCK_NAME1, SHORTEST_LOCK, Duration.ZERO));
+		Optional<SimpleLock> lock1 = getLockProvider().lock(lockConfig(this.LOCK_NAME1, shortestLock(), Duration.ZERO));
 		assertThat(lock1).isNotEmpty();
 		// waits for the keys to expire instead of sleeping twice the lock
 		assertUnlocked(this.LOCK_NAME1);
 		// the lease's validity ended before its keys expired (it is net of clock drift);
 		// the engine's watchdog declares it lost at that moment, on its own thread
 		SimpleLock lock2 = await("the same process locks again").atMost(Duration.ofSeconds(5))
-			.until(() -> getLockProvider().lock(lockConfig(this.LOCK_NAME1, SHORTEST_LOCK, Duration.ZERO)),
+			.until(() -> getLockProvider().lock(lockConfig(this.LOCK_NAME1, shortestLock(), Duration.ZERO)),
 					Optional::isPresent)
 			.get();
 		lock2.unlock();
@@ -119,7 +138,7 @@ abstract class ShedLockProviderContract extends AbstractExtensibleLockProviderIn
 	@Test
 	@Override
 	public void shouldNotBeAbleToExtendExpiredLock() {
-		Optional<SimpleLock> lock = getLockProvider().lock(lockConfig(this.LOCK_NAME1, SHORTEST_LOCK, Duration.ZERO));
+		Optional<SimpleLock> lock = getLockProvider().lock(lockConfig(this.LOCK_NAME1, shortestLock(), Duration.ZERO));
 		assertThat(lock).isNotEmpty();
 		// waits for the keys to expire instead of sleeping twice the lock
 		assertUnlocked(this.LOCK_NAME1);

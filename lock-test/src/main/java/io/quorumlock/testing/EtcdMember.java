@@ -57,19 +57,23 @@ public final class EtcdMember {
 
 	private final int peerPort;
 
+	/** The TLS client port, 0 for none. */
+	private final int tlsPort;
+
 	private volatile Process process;
 
 	private volatile boolean paused;
 
 	private volatile Path dataDir;
 
-	EtcdMember(EtcdMembers cluster, String name, Path binary, int clientPort, int peerPort) {
+	EtcdMember(EtcdMembers cluster, String name, Path binary, int clientPort, int peerPort, int tlsPort) {
 		this.cluster = cluster;
 		this.name = name;
 		this.binary = binary;
 		this.dir = new WorkDirectory("etcd member " + name);
 		this.clientPort = clientPort;
 		this.peerPort = peerPort;
+		this.tlsPort = tlsPort;
 	}
 
 	/**
@@ -102,6 +106,20 @@ public final class EtcdMember {
 	 */
 	public String endpoint() {
 		return "http://" + Ports.HOST + ":" + this.clientPort;
+	}
+
+	/**
+	 * The TLS client endpoint of a member of a cluster started with
+	 * {@link EtcdMembers#startTls}.
+	 * @return {@code https://127.0.0.1:<TLS client port>}
+	 * @throws IllegalStateException if the member serves no TLS
+	 */
+	public String tlsEndpoint() {
+		if (this.tlsPort == 0) {
+			throw new IllegalStateException(
+					"etcd member " + this.name + " serves no TLS: start the cluster with " + "EtcdMembers.startTls");
+		}
+		return "https://" + Ports.HOST + ":" + this.tlsPort;
 	}
 
 	String peerUrl() {
@@ -312,6 +330,9 @@ public final class EtcdMember {
 		this.dir.delete();
 		Ports.release(this.clientPort, 0);
 		Ports.release(this.peerPort, 0);
+		if (this.tlsPort != 0) {
+			Ports.release(this.tlsPort, 0);
+		}
 	}
 
 	/**
@@ -336,14 +357,19 @@ public final class EtcdMember {
 		}
 		Path work = this.dir.ensure();
 		int launch = this.dir.nextLaunch();
+		String clientUrls = (this.tlsPort != 0) ? endpoint() + "," + tlsEndpoint() : endpoint();
 		List<String> command = new ArrayList<>(List.of(this.binary.toString(), "--name", this.name, "--data-dir",
-				dataDir().toString(), "--listen-client-urls", endpoint(), "--advertise-client-urls", endpoint(),
+				dataDir().toString(), "--listen-client-urls", clientUrls, "--advertise-client-urls", clientUrls,
 				"--listen-peer-urls", peerUrl(), "--initial-advertise-peer-urls", peerUrl(), "--initial-cluster",
 				this.cluster.initialCluster(), "--initial-cluster-state", join ? "existing" : "new",
 				"--initial-cluster-token", this.cluster.token(),
 				// fast elections: a lost leader is replaced within about a second
 				"--heartbeat-interval", "50", "--election-timeout", "500", "--strict-reconfig-check=false", "--logger",
 				"zap", "--log-outputs", "stderr"));
+		if (this.tlsPort != 0) {
+			command.addAll(List.of("--cert-file", this.cluster.certificate().toString(), "--key-file",
+					this.cluster.privateKey().toString()));
+		}
 		try {
 			this.process = new ProcessBuilder(command).directory(work.toFile())
 				.redirectErrorStream(true)

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
@@ -29,9 +30,15 @@ public final class EtcdMembers implements AutoCloseable {
 
 	private volatile String token;
 
-	private EtcdMembers(int size, Path binary) {
+	private final Path certificate;
+
+	private final Path privateKey;
+
+	private EtcdMembers(int size, Path binary, Path certificate, Path privateKey) {
 		this.size = size;
 		this.binary = binary;
+		this.certificate = certificate;
+		this.privateKey = privateKey;
 	}
 
 	/**
@@ -45,7 +52,30 @@ public final class EtcdMembers implements AutoCloseable {
 		if (members < 1) {
 			throw new IllegalArgumentException("an etcd cluster needs at least 1 member, was " + members);
 		}
-		EtcdMembers cluster = new EtcdMembers(members, EtcdBinary.resolve());
+		EtcdMembers cluster = new EtcdMembers(members, EtcdBinary.resolve(), null, null);
+		cluster.startAll();
+		return cluster;
+	}
+
+	/**
+	 * Start a cluster of {@code members} members that also serve clients over TLS, with
+	 * this certificate and key (PEM files; the certificate names 127.0.0.1), on a port of
+	 * their own: {@link #tlsEndpoints()}. The plain {@link #endpoints()} stay, for the
+	 * fixture's own requests and for clients that need no TLS.
+	 * @param members the number of members, at least 1
+	 * @param certificate the server certificate, PEM
+	 * @param privateKey its private key, PEM
+	 * @return the running cluster, to be closed by the caller
+	 * @throws IllegalStateException if no {@code etcd} binary is found or the cluster
+	 * does not become healthy within 30 s
+	 */
+	public static EtcdMembers startTls(int members, Path certificate, Path privateKey) {
+		if (members < 1) {
+			throw new IllegalArgumentException("an etcd cluster needs at least 1 member, was " + members);
+		}
+		EtcdMembers cluster = new EtcdMembers(members, EtcdBinary.resolve(),
+				Objects.requireNonNull(certificate, "'certificate' must not be null"),
+				Objects.requireNonNull(privateKey, "'privateKey' must not be null"));
 		cluster.startAll();
 		return cluster;
 	}
@@ -55,7 +85,8 @@ public final class EtcdMembers implements AutoCloseable {
 		for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
 			List<EtcdMember> started = new ArrayList<>(this.size);
 			for (int i = 0; i < this.size; i++) {
-				started.add(new EtcdMember(this, "m" + i, this.binary, Ports.pickFree(0), Ports.pickFree(0)));
+				started.add(new EtcdMember(this, "m" + i, this.binary, Ports.pickFree(0), Ports.pickFree(0),
+						(this.certificate != null) ? Ports.pickFree(0) : 0));
 			}
 			this.members = List.copyOf(started);
 			this.token = "quorumlock-" + UUID.randomUUID();
@@ -107,6 +138,25 @@ public final class EtcdMembers implements AutoCloseable {
 	 */
 	public List<String> endpoints() {
 		return this.members.stream().map(EtcdMember::endpoint).toList();
+	}
+
+	/**
+	 * The TLS client endpoints of every member, for a cluster started with
+	 * {@link #startTls}.
+	 * @return {@code https://127.0.0.1:<TLS client port>} of each member, in order
+	 * @throws IllegalStateException if the cluster serves no TLS
+	 */
+	public List<String> tlsEndpoints() {
+		return this.members.stream().map(EtcdMember::tlsEndpoint).toList();
+	}
+
+	/** The server certificate and key of TLS members, or null. */
+	Path certificate() {
+		return this.certificate;
+	}
+
+	Path privateKey() {
+		return this.privateKey;
 	}
 
 	/**

@@ -5,11 +5,11 @@ import java.util.Objects;
 import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
- * Points a Spring test's application at {@link RedisServers} masters, from a
- * {@code @DynamicPropertySource} method: <pre class="code">
+ * Points a Spring test's application at {@link RedisServers} masters or
+ * {@link EtcdMembers}, from a {@code @DynamicPropertySource} method: <pre class="code">
  * &#64;DynamicPropertySource
  * static void redis(DynamicPropertyRegistry registry) {
- *     QuorumLockTestProperties.register(registry, masters);
+ *     QuorumLockTestProperties.register(registry, masters); // or an &#64;EtcdCluster's members
  * }
  * </pre> Needs {@code spring-test} on the test class path (any Spring Boot test has it).
  */
@@ -41,6 +41,22 @@ public final class QuorumLockTestProperties {
 			registry.add("quorumlock.nodes[" + i + "]", () -> masters.node(index).uri());
 		}
 		registry.add("quorumlock.rejoin-delay", () -> "0s");
+	}
+
+	/**
+	 * Etcd mode on the members' client endpoints ({@code quorumlock.etcd.endpoints[i]}),
+	 * with the application's own {@code lock-etcd} dependency. The values are read when
+	 * the context needs them, after the members have started.
+	 * @param registry the registry passed to the {@code @DynamicPropertySource} method
+	 * @param members the members, started by the time the application context starts
+	 */
+	public static void register(DynamicPropertyRegistry registry, EtcdMembers members) {
+		Objects.requireNonNull(registry, "'registry' must not be null");
+		Objects.requireNonNull(members, "'members' must not be null");
+		for (int i = 0; i < members.size(); i++) {
+			int index = i;
+			registry.add("quorumlock.etcd.endpoints[" + i + "]", () -> members.member(index).endpoint());
+		}
 	}
 
 }

@@ -39,10 +39,11 @@ import org.springframework.core.env.Profiles;
  * <p>
  * Backs off (starts nothing) when any of these holds:
  * {@code sample.embedded-redis.enabled=false}, {@code quorumlock.enabled=false},
- * {@code quorumlock.nodes} is set (in any form), {@code spring.data.redis.host},
- * {@code spring.data.redis.url} or {@code spring.data.redis.sentinel.master} is set, or
- * the {@code external} profile is active. Registered in
- * {@code META-INF/spring.factories}.
+ * {@code quorumlock.nodes} or {@code quorumlock.etcd.endpoints} is set (in any form), the
+ * {@code etcd} profile is active ({@link EmbeddedEtcdListener}),
+ * {@code spring.data.redis.host}, {@code spring.data.redis.url} or
+ * {@code spring.data.redis.sentinel.master} is set, or the {@code external} profile is
+ * active. Registered in {@code META-INF/spring.factories}.
  */
 public class EmbeddedRedisListener implements SmartApplicationListener {
 
@@ -187,8 +188,11 @@ public class EmbeddedRedisListener implements SmartApplicationListener {
 		if (environment.acceptsProfiles(Profiles.of(EXTERNAL_PROFILE))) {
 			return "the '" + EXTERNAL_PROFILE + "' profile is active";
 		}
-		for (String name : new String[] { "quorumlock.nodes", "spring.data.redis.host", "spring.data.redis.url",
-				"spring.data.redis.sentinel.master" }) {
+		if (environment.acceptsProfiles(Profiles.of(EmbeddedEtcdListener.ETCD_PROFILE))) {
+			return "the '" + EmbeddedEtcdListener.ETCD_PROFILE + "' profile is active: the locks live on etcd";
+		}
+		for (String name : new String[] { "quorumlock.nodes", "quorumlock.etcd.endpoints", "spring.data.redis.host",
+				"spring.data.redis.url", "spring.data.redis.sentinel.master" }) {
 			if (isSet(environment, name)) {
 				return name + " is set";
 			}

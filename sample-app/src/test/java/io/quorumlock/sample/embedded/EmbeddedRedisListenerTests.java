@@ -52,6 +52,16 @@ class EmbeddedRedisListenerTests {
 	}
 
 	@Test
+	void backsOffInTheEtcdProfileOrWithEtcdEndpoints() {
+		MockEnvironment environment = new MockEnvironment();
+		environment.setActiveProfiles("etcd");
+		assertThat(EmbeddedRedisListener.backOffReason(environment))
+			.isEqualTo("the 'etcd' profile is active: the locks live on etcd");
+		assertThat(reason("quorumlock.etcd.endpoints", "http://etcd-1:2379"))
+			.isEqualTo("quorumlock.etcd.endpoints is set");
+	}
+
+	@Test
 	void otherPropertiesDoNotMatter() {
 		assertThat(reason("quorumlock.lease", "10s")).isNull();
 	}

@@ -190,7 +190,7 @@ final class SimRun {
 			server.call("HSET", PREFIX + "{quorumlock:marker}", "id", "dataset-" + i, "guard", "0", "vetted",
 					server.runId());
 			snapshots(server);
-			if (count > 1 && this.random.nextBoolean()) {
+			if (count > 1 && this.random.nextInt(4) != 0) {
 				attachReplica(server);
 			}
 		}
@@ -226,8 +226,9 @@ final class SimRun {
 	}
 
 	/**
-	 * A replica for {@code server}, whose stream brings each change up to half a second
-	 * late (a replica that lags, as under load or across a slow link), or at once.
+	 * A replica for {@code server} (three masters in four have one), whose stream brings
+	 * each change up to half a second late (a replica that lags, as under load or across
+	 * a slow link), or at once.
 	 */
 	private void attachReplica(SimServer server) {
 		SimServer replica = newServer(server.name + "r", "noeviction");
@@ -307,10 +308,21 @@ final class SimRun {
 
 	// ---- faults ----
 
+	/**
+	 * One to eight faults at random times; in a third of the schedules, all within half a
+	 * second (a burst), so that faults that only hurt together (a loss on a master while
+	 * another was out of a holder's quorum, two losses within a lease) meet often.
+	 */
 	private void faults() {
 		int count = 1 + this.random.nextInt(8);
+		long from = millis(300);
+		long window = this.workUntil - from;
+		if (this.random.nextInt(3) == 0) {
+			window = millis(500);
+			from += (long) (this.random.nextDouble() * (this.workUntil - from - window));
+		}
 		for (int i = 0; i < count; i++) {
-			long at = millis(300) + (long) (this.random.nextDouble() * (this.workUntil - millis(300)));
+			long at = from + (long) (this.random.nextDouble() * window);
 			this.loop.at(at, null, this::fault);
 		}
 	}
@@ -502,8 +514,7 @@ final class SimRun {
 	/**
 	 * The address starts reaching the server's replica, promoted: what its stream had not
 	 * brought it yet is lost. A promoted replica with an append-only file may then crash
-	 * and restart from it, within the guard's hold-back or a little after; it may get a
-	 * replica of its own.
+	 * and restart from it, within the guard's hold-back; it may get a replica of its own.
 	 */
 	private void promoteReplica(String address, SimServer server) {
 		SimServer replica = server.replica();
@@ -514,9 +525,9 @@ final class SimRun {
 		int lost = replica.promote();
 		switchTo(address, replica,
 				"its replica promoted, " + lag / 1_000_000 + " ms behind, " + lost + " changes lost");
-		if (replica.isAppendOnly() && this.random.nextBoolean()) {
-			long at = (long) (this.random.nextDouble() * 2 * this.rejoinDelayNanos);
-			long down = millis(5) + (long) (this.random.nextDouble() * millis(100));
+		if (replica.isAppendOnly() && this.random.nextInt(4) != 0) {
+			long at = (long) (this.random.nextDouble() * this.rejoinDelayNanos);
+			long down = millis(5) + (long) (this.random.nextDouble() * millis(50));
 			this.loop.at(at, null, () -> {
 				if (this.network.server(address) == replica && replica.isRunning()) {
 					restart(address, replica, down, true);

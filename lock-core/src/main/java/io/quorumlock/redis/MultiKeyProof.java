@@ -8,8 +8,10 @@ import java.util.concurrent.CompletableFuture;
  * a quorum, uninterrupted) only until the earliest of their validities; once less than
  * two thirds of a lease is left of it (the point at which a lease would have been
  * renewed) the grant runs a compare-and-extend round instead, so that it never stands on
- * a key that may have expired, and a new lease always starts with two thirds of its lease
- * at least, less the drift allowance (a round takes less than a third of a lease).
+ * a key that may have expired, and a new lease starts with its lease less the proof round
+ * and the drift allowance: two thirds of it at least when a round takes less than a third
+ * of the lease, which the node-timeout rule gives without sync-replicas (with them a
+ * round also waits for the replicas, and may take longer).
  * <p>
  * The round extends every key, the last one too, to the full lease where the token still
  * holds it, on every node in parallel. A key extended on a quorum was held by this token

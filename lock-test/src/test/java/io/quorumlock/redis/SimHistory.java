@@ -23,7 +23,9 @@ import io.quorumlock.LockMode;
  * once every engine is closed and every lease has run out, no lock key is left;</li>
  * <li>every acquisition ends (granted, refused or failed) by its deadline;</li>
  * <li>a lease is never granted without validity left, and a grant on several keys starts
- * with two thirds of its lease left at least, less the drift allowance.</li>
+ * with its lease left less one proof round (a third of the lease, or one round of its
+ * engine if longer: a sync-replicas round waits for the replicas too) and the drift
+ * allowance.</li>
  * </ul>
  */
 final class SimHistory {
@@ -130,15 +132,19 @@ final class SimHistory {
 
 	/**
 	 * The validity a lease sets aside for clock drift: {@code lease × 0.01 + 2 ms}, the
-	 * simulation's drift factor. A grant on several keys starts with two thirds of its
-	 * lease left, less this.
+	 * simulation's drift factor. A grant on several keys starts with its lease less one
+	 * proof round left, less this.
 	 */
 	private static long driftAllowance(long leaseNanos) {
 		return leaseNanos / 100 + 2_000_000L;
 	}
 
-	/** The caller received a lease. */
-	Grant granted(String engine, SimTimers clock, RedisLease lease) {
+	/**
+	 * The caller received a lease.
+	 * @param roundNanos the longest one round of the engine takes: a multi-key grant's
+	 * proof round costs its validity at most that (or a third of the lease, if longer)
+	 */
+	Grant granted(String engine, SimTimers clock, RedisLease lease, long roundNanos) {
 		Grant grant = new Grant(this.all.size() + 1, engine, clock, lease, this.loop.now());
 		this.all.add(grant);
 		this.active.add(grant);
@@ -152,9 +158,11 @@ final class SimHistory {
 		if (left <= 0) {
 			violate("granted without validity left: " + grant);
 		}
-		else if (lease.request().redisKeys().size() > 1 && 3 * (left + driftAllowance(whole)) < 2 * whole) {
-			violate("a multi-key grant with less than two thirds of its lease left: " + grant + " (" + left / 1_000_000
-					+ " of " + whole / 1_000_000 + " ms)");
+		else if (lease.request().redisKeys().size() > 1
+				&& left + driftAllowance(whole) + Math.max(whole / 3, roundNanos) < whole) {
+			violate("a multi-key grant with less than its lease less one proof round left: " + grant + " ("
+					+ left / 1_000_000 + " of " + whole / 1_000_000 + " ms, a round "
+					+ Math.max(whole / 3, roundNanos) / 1_000_000 + " ms at most)");
 		}
 		check();
 		return grant;

@@ -110,7 +110,7 @@ final class SimWorkload {
 	}
 
 	private void hold(SimRun.Engine engine, String caller, Kind kind, RedisLease lease, boolean renew) {
-		SimHistory.Grant grant = this.history.granted(engine.name, engine.timers, lease);
+		SimHistory.Grant grant = this.history.granted(engine.name, engine.timers, lease, engine.roundNanos());
 		boolean exclusive = kind == Kind.EXCLUSIVE || kind == Kind.BOTH_KEYS || kind == Kind.EXTEND;
 		if (exclusive && this.random.nextBoolean()) {
 			lease.fencingTokenAsync().whenComplete((token, error) -> {

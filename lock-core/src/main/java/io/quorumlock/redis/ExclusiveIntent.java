@@ -5,13 +5,11 @@ import io.quorumlock.redis.node.SharedScripts;
 
 /**
  * A waiting exclusive request is not starved by a stream of shared ones: a round it loses
- * while it goes on waiting leaves an intent mark, a key of its own beside the lock key,
- * on the nodes where the key is not held exclusively ({@link SharedScripts#INTENT}), and
- * new shared grants respect it. Apart from the shared holders' hash, the mark survives
- * the moments when no shared holder is left, so readers that alternate cannot pass it.
- * The mark lasts two of the longest retry delays plus two rounds, so a waiter that goes
- * on retrying keeps it, and one that gave up (or died) holds nobody back for long. It is
- * sent without waiting for it, and where the key is held exclusively it writes nothing.
+ * while it goes on waiting leaves an intent mark on the nodes where the key is held
+ * shared ({@link SharedScripts#INTENT}), and new shared grants respect it. The mark lasts
+ * two of the longest retry delays plus two rounds, so a waiter that goes on retrying
+ * keeps it, and one that gave up (or died) holds nobody back for long. It is sent without
+ * waiting for it, and only where the key is held shared does it write anything.
  * <p>
  * One per waiting acquisition, made at its first lost round: it renews the mark only once
  * the longest retry delay has passed since the last. The next lost round comes at most a

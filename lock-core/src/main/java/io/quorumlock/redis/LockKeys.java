@@ -93,14 +93,6 @@ final class LockKeys {
 		return lockKey + ":queue";
 	}
 
-	/**
-	 * A waiting exclusive request's intent mark on a key held shared
-	 * ({@link io.quorumlock.redis.node.SharedScripts#INTENT}), a key of its own.
-	 */
-	static String intentKey(String lockKey) {
-		return lockKey + ":intent";
-	}
-
 	/** Per-key fencing counter. */
 	static String fenceKey(String lockKey) {
 		return lockKey + ":fence";

@@ -185,18 +185,6 @@ final class RedisVoters implements Voters {
 		return new String[] { key, this.guardKeys[0] };
 	}
 
-	/**
-	 * A shared grant's keys: the lock key, its intent mark, then the dataset marker if
-	 * guarded.
-	 */
-	String[] sharedGrantKeys(String key) {
-		String intent = LockKeys.intentKey(key);
-		if (this.guardKeys.length == 0) {
-			return new String[] { key, intent };
-		}
-		return new String[] { key, intent, this.guardKeys[0] };
-	}
-
 	@Override
 	public CompletableFuture<Round.Tally> extend(String key, String token, String leaseMillis) {
 		return write(Script.EXTEND, new String[] { key }, ONE, ONE, token, leaseMillis);
@@ -269,7 +257,7 @@ final class RedisVoters implements Voters {
 	@Override
 	public CompletableFuture<Round.Tally> queue(String key, String token, long leaseMillis, long entryMillis,
 			String channel, long timeoutNanos) {
-		String[] keys = { key, LockKeys.queueKey(key), LockKeys.intentKey(key) };
+		String[] keys = { key, LockKeys.queueKey(key) };
 		String lease = Long.toString(leaseMillis);
 		String entry = Long.toString(entryMillis);
 		return voting((node) -> node.eval(Script.QUEUE, keys, token, lease, entry, channel), ONE, timeoutNanos);
@@ -328,15 +316,11 @@ final class RedisVoters implements Voters {
 		return this.shared;
 	}
 
-	/**
-	 * On the voting nodes where the key is not held exclusively; nobody waits for the
-	 * answers.
-	 */
+	/** On the voting nodes where the key is held shared; nobody waits for the answers. */
 	@Override
 	public void markIntent(String key, long ttlMillis) {
-		String[] keys = { key, LockKeys.intentKey(key) };
 		String millis = Long.toString(ttlMillis);
-		voting((node) -> node.eval(SharedScripts.INTENT, keys, millis), ONE, this.nodeTimeoutNanos);
+		voting((node) -> node.eval(SharedScripts.INTENT, key, millis), ONE, this.nodeTimeoutNanos);
 	}
 
 	@Override

@@ -51,14 +51,14 @@ final class SharedVoters implements Voters {
 
 	@Override
 	public CompletableFuture<Round.Tally> acquire(String key, String token, long leaseMillis) {
-		return this.redis.write(SharedScripts.ACQUIRE, this.redis.sharedGrantKeys(key), RedisVoters.ONE,
-				RedisVoters.GRANTED, token, Long.toString(leaseMillis));
+		return this.redis.write(SharedScripts.ACQUIRE, this.redis.grantKeys(key), RedisVoters.ONE, RedisVoters.GRANTED,
+				token, Long.toString(leaseMillis));
 	}
 
 	@Override
 	public CompletableFuture<Round.Tally> acquire(String key, String token, long leaseMillis, long timeoutNanos) {
-		return this.redis.write(SharedScripts.ACQUIRE, this.redis.sharedGrantKeys(key), RedisVoters.ONE,
-				RedisVoters.GRANTED, timeoutNanos, token, Long.toString(leaseMillis));
+		return this.redis.write(SharedScripts.ACQUIRE, this.redis.grantKeys(key), RedisVoters.ONE, RedisVoters.GRANTED,
+				timeoutNanos, token, Long.toString(leaseMillis));
 	}
 
 	@Override

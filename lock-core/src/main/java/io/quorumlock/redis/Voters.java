@@ -192,9 +192,9 @@ interface Voters {
 	}
 
 	/**
-	 * A waiting exclusive request's intent: unless the key is held exclusively, new
-	 * shared grants are refused for {@code ttlMillis}, so that a stream of shared
-	 * requests cannot starve it. Fire and forget; by default nothing.
+	 * A waiting exclusive request's intent: where the key is held shared, new shared
+	 * grants are refused for {@code ttlMillis}, so that a stream of shared requests
+	 * cannot starve it. Fire and forget; by default nothing.
 	 */
 	default void markIntent(String key, long ttlMillis) {
 	}

@@ -5,14 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -199,95 +192,6 @@ abstract class SharedAndPermitsContract {
 		// once the writer is gone, readers come back
 		try (Lease again = this.locks.acquire(shared("a").waitAtMost(Duration.ofSeconds(10)))) {
 			assertThat(again.isValid()).isTrue();
-		}
-	}
-
-	@Test
-	void aReaderThatComesWhenTheLastReaderLeftDoesNotPassAWaitingWriter() throws Exception {
-		Lease reader = this.locks.acquire(shared("a"));
-		CompletableFuture<Lease> writer = this.otherProcess
-			.acquireAsync(exclusive("a").waitAtMost(Duration.ofSeconds(20)));
-		await().atMost(Duration.ofSeconds(10))
-			.until(() -> liveNodes().stream().filter((node) -> hasIntent(node, "a")).count() >= quorum());
-		// the last reader leaves: its hash is deleted on every node; the next reader
-		// comes
-		// at once, before the writer's next round, and must still find the writer's mark
-		reader.release();
-		Optional<Lease> next = this.locks.tryAcquire(shared("a"));
-		next.ifPresent(Lease::release);
-		assertThat(next).as("a reader granted between two reader holds, while a writer waits").isEmpty();
-		writer.get(10, TimeUnit.SECONDS).release();
-	}
-
-	/**
-	 * Readers that overlap and alternate (three threads, each holding for 0 to 3 ms and
-	 * asking again at once, so the key is sometimes held by several, sometimes free for a
-	 * moment) do not starve a writer. The bound, counted in reader grants: once the
-	 * writer's intent mark is on a majority of the nodes, no reader request that starts
-	 * after it is granted before the writer holds, and at most one more grant per reader
-	 * thread (a round already on its way) comes before the writer.
-	 */
-	@Test
-	void aWriterHoldsWithinABoundOfReaderGrantsWhileReadersOverlapAndAlternate() throws Exception {
-		int readers = 3;
-		AtomicBoolean marked = new AtomicBoolean();
-		AtomicBoolean writerHeld = new AtomicBoolean();
-		AtomicInteger grants = new AtomicInteger();
-		AtomicInteger grantsAfterMark = new AtomicInteger();
-		AtomicInteger startedAfterMarkAndGranted = new AtomicInteger();
-		List<Throwable> failures = new CopyOnWriteArrayList<>();
-		ExecutorService pool = Executors.newFixedThreadPool(readers);
-		try {
-			for (int i = 0; i < readers; i++) {
-				QuorumLockEngine engine = (i % 2 == 0) ? this.locks : this.otherProcess;
-				pool.execute(() -> {
-					while (!writerHeld.get() && failures.isEmpty()) {
-						boolean startedAfterMark = marked.get();
-						try (Lease lease = engine.acquire(shared("a").waitAtMost(Duration.ofSeconds(20)))) {
-							if (writerHeld.get()) {
-								return;
-							}
-							grants.incrementAndGet();
-							if (marked.get()) {
-								grantsAfterMark.incrementAndGet();
-							}
-							if (startedAfterMark) {
-								startedAfterMarkAndGranted.incrementAndGet();
-							}
-							// the hold's length shapes the stream: overlapping, then gaps
-							LockSupport
-								.parkNanos(ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(3)));
-						}
-						catch (RuntimeException ex) {
-							if (!writerHeld.get()) {
-								failures.add(ex);
-							}
-						}
-					}
-				});
-			}
-			await().atMost(Duration.ofSeconds(20)).until(() -> grants.get() >= 30);
-			CompletableFuture<Lease> writer = this.otherProcess
-				.acquireAsync(exclusive("a").waitAtMost(Duration.ofSeconds(30)));
-			writer.whenComplete((lease, failure) -> writerHeld.set(true));
-			await().atMost(Duration.ofSeconds(20))
-				.until(() -> writer.isDone()
-						|| liveNodes().stream().filter((node) -> hasIntent(node, "a")).count() >= quorum());
-			marked.set(true);
-			Lease lease = writer.get(30, TimeUnit.SECONDS);
-			lease.release();
-			System.out.printf(
-					"%d nodes: %d reader grants before the writer, %d of them after its mark was seen "
-							+ "on a majority, %d of requests started after that%n",
-					redis().size(), grants.get(), grantsAfterMark.get(), startedAfterMarkAndGranted.get());
-			assertThat(failures).isEmpty();
-			assertThat(startedAfterMarkAndGranted).as("reader requests started after the mark, granted").hasValue(0);
-			assertThat(grantsAfterMark.get()).as("reader grants after the mark").isLessThanOrEqualTo(readers);
-		}
-		finally {
-			writerHeld.set(true);
-			pool.shutdown();
-			assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
 		}
 	}
 
@@ -505,11 +409,17 @@ abstract class SharedAndPermitsContract {
 	}
 
 	/**
-	 * Whether the node holds an exclusive request's intent mark on the key: a key of its
-	 * own beside the lock key.
+	 * Whether the key holds an exclusive request's intent mark on the node. For a moment
+	 * a node may hold a rival's exclusive SET (a plain string key, Redlock's usual race
+	 * for the last node) until that rival's undo: no mark there.
 	 */
 	boolean hasIntent(RedisServer node, String key) {
-		return node.exists(redisKey(key) + ":intent");
+		try {
+			return ((Number) node.call("HEXISTS", redisKey(key), "w")).longValue() == 1;
+		}
+		catch (RuntimeException wrongType) {
+			return false;
+		}
 	}
 
 }

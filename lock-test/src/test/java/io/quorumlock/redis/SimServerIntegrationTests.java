@@ -188,22 +188,19 @@ class SimServerIntegrationTests {
 		step(Compare.EXACT, "EXISTS", q);
 		// a queued round on a key held shared marks the exclusive intent
 		step(Compare.EXACT, "HSET", "lock:{qs}", "s:x", "99999999999999");
-		eval(Compare.EXACT, Script.QUEUE, 3, "lock:{qs}", "lock:{qs}:queue", "lock:{qs}:intent", first, "5000", "1000");
-		step(Compare.EXACT, "EXISTS", "lock:{qs}:intent");
-		step(Compare.TTL, "PTTL", "lock:{qs}:intent");
+		eval(Compare.EXACT, Script.QUEUE, 2, "lock:{qs}", "lock:{qs}:queue", first, "5000", "1000");
+		step(Compare.EXACT, "HEXISTS", "lock:{qs}", "w");
 		// shared holds, the intent mark, and the exclusive side of them
 		String s = "lock:{s}";
-		String w = "lock:{s}:intent";
-		eval(Compare.EXACT, SharedScripts.ACQUIRE, 3, s, w, m, "s1", "5000");
-		eval(Compare.EXACT, SharedScripts.ACQUIRE, 3, s, w, m, "s2", "8000");
+		eval(Compare.EXACT, SharedScripts.ACQUIRE, 2, s, m, "s1", "5000");
+		eval(Compare.EXACT, SharedScripts.ACQUIRE, 2, s, m, "s2", "8000");
 		step(Compare.EXACT, "SET", s, "x", "NX", "PX", "1000");
 		eval(Compare.EXACT, Script.ACQUIRE, 2, s, m, "x1", "5000");
 		step(Compare.EXACT, "TYPE", s);
 		step(Compare.TTL, "PTTL", s);
 		eval(Compare.EXACT, Script.ACQUIRE, 2, s, m, "aa", "5000");
-		eval(Compare.EXACT, SharedScripts.INTENT, 2, s, w, "2000");
-		step(Compare.TTL, "PTTL", w);
-		eval(Compare.EXACT, SharedScripts.ACQUIRE, 3, s, w, m, "s3", "5000");
+		eval(Compare.EXACT, SharedScripts.INTENT, 1, s, "2000");
+		eval(Compare.EXACT, SharedScripts.ACQUIRE, 2, s, m, "s3", "5000");
 		eval(Compare.EXACT, SharedScripts.EXTEND, 1, s, "s1", "9000");
 		eval(Compare.EXACT, SharedScripts.EXTEND, 1, s, "nobody", "9000");
 		step(Compare.TTL, "PTTL", s);
@@ -213,17 +210,10 @@ class SimServerIntegrationTests {
 		step(Compare.TTL, "PTTL", s);
 		eval(Compare.EXACT, SharedScripts.RELEASE, 1, s, "s2", "ch");
 		step(Compare.EXACT, "EXISTS", s);
-		// the mark outlives the holders' hash: the next shared request still finds it
-		step(Compare.EXACT, "EXISTS", w);
-		eval(Compare.EXACT, SharedScripts.ACQUIRE, 3, s, w, m, "s6", "5000");
-		eval(Compare.EXACT, SharedScripts.INTENT, 2, s, w, "100");
-		step(Compare.TTL, "PTTL", w);
-		step(Compare.EXACT, "DEL", w);
+		eval(Compare.EXACT, SharedScripts.INTENT, 1, s, "2000");
 		step(Compare.EXACT, "SET", s, "x", "NX", "PX", "1000");
-		eval(Compare.EXACT, SharedScripts.INTENT, 2, s, w, "2000");
-		step(Compare.EXACT, "EXISTS", w);
-		eval(Compare.EXACT, SharedScripts.ACQUIRE, 3, s, w, m, "s4", "5000");
-		eval(Compare.EXACT, SharedScripts.ACQUIRE, 2, "lock:{s5}", "lock:{s5}:intent", "s5", "5000");
+		eval(Compare.EXACT, SharedScripts.ACQUIRE, 2, s, m, "s4", "5000");
+		eval(Compare.EXACT, SharedScripts.ACQUIRE, 1, "lock:{s5}", "s5", "5000");
 		eval(Compare.EXACT, SharedScripts.RELEASE, 1, s, "x", "ch");
 		eval(Compare.EXACT, Script.FORCE_RELEASE, 1, s, "ch");
 		eval(Compare.EXACT, Script.FORCE_RELEASE, 1, s, "ch");

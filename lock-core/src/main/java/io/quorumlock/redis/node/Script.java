@@ -28,27 +28,19 @@ public record Script(String name, String text, String sha1) {
 	 * {@code INFO replication} per grant (about 3 us of the server's time on Redis 7.0),
 	 * nothing on renewals and releases.
 	 */
-	static final String VETTED = vetted(2);
-
-	/**
-	 * {@link #VETTED} for a script whose dataset marker, under the restart guard, is
-	 * KEYS[{@code marker}] rather than KEYS[2] (its keys before it are always passed).
-	 */
-	static String vetted(int marker) {
-		return """
-				if #KEYS > %d then
-					local vetted = redis.call('hget', KEYS[%d], 'replid')
-					if not vetted then
-						return -1
-					end
-					local info = redis.call('info', 'replication')
-					if not string.find(info, 'role:master', 1, true)
-							or not string.find(info, 'master_replid:' .. vetted .. '\\r', 1, true) then
-						return -1
-					end
+	static final String VETTED = """
+			if #KEYS > 1 then
+				local vetted = redis.call('hget', KEYS[2], 'replid')
+				if not vetted then
+					return -1
 				end
-				""".formatted(marker - 1, marker);
-	}
+				local info = redis.call('info', 'replication')
+				if not string.find(info, 'role:master', 1, true)
+						or not string.find(info, 'master_replid:' .. vetted .. '\\r', 1, true) then
+					return -1
+				end
+			end
+			""";
 
 	/**
 	 * The start of a guard script: {@code role}, {@code replid} ({@code master_replid}),
@@ -120,10 +112,9 @@ public record Script(String name, String text, String sha1) {
 	 * answers for it. An entry lasts ARGV[3] milliseconds of the server's clock (used
 	 * only to pass over waiters that stopped waiting, never for a grant's validity).
 	 * Where the key is held shared, the round also marks the exclusive intent for as long
-	 * ({@link SharedScripts#INTENT}: the mark's own key, its expiry only ever raised), so
-	 * that no separate mark is sent. KEYS[1] lock key, KEYS[2] its queue, KEYS[3] its
-	 * intent mark; ARGV[1] token, ARGV[2] lease in milliseconds, ARGV[3] how long the
-	 * entry lasts in milliseconds, ARGV[4] (optional) the channel a hand-over to this
+	 * ({@link SharedScripts#INTENT}), so that no separate mark is sent. KEYS[1] lock key,
+	 * KEYS[2] its queue; ARGV[1] token, ARGV[2] lease in milliseconds, ARGV[3] how long
+	 * the entry lasts in milliseconds, ARGV[4] (optional) the channel a hand-over to this
 	 * waiter is published on: its engine's own, which no other engine hears (else the
 	 * key's release channel). Returns 1 if this token holds the key now, else 0.
 	 */
@@ -142,8 +133,8 @@ public record Script(String name, String text, String sha1) {
 			local now = redis.call('time')
 			now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 			local expires = string.format('%d', now + tonumber(ARGV[3]))
-			if kind == 'hash' and redis.call('pttl', KEYS[3]) < tonumber(ARGV[3]) then
-				redis.call('set', KEYS[3], '1', 'PX', ARGV[3])
+			if kind == 'hash' then
+				redis.call('hset', KEYS[1], 'w', expires)
 			end
 			local queued = redis.call('hget', KEYS[2], me)
 			local ticket

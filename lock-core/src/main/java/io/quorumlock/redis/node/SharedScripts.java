@@ -20,14 +20,9 @@ package io.quorumlock.redis.node;
  * an exclusive {@code SET NX} is never held off by leftovers;</li>
  * <li>an expired field grants nothing: extend and hold check it against {@code TIME};
  * </li>
+ * <li>field {@code w} (an exclusive request's intent, its own expiry as value) refuses
+ * new shared grants while it lasts, but never keeps the key alive.</li>
  * </ul>
- * A waiting exclusive request's intent is a key of its own beside the lock key,
- * {@code <lock key>:intent} (same hash slot), with its own expiry: while it is there, new
- * shared grants are refused. Kept apart from the holders' hash, it outlives the hash: the
- * hash is deleted whenever its last holder leaves, and a mark inside it would vanish with
- * it between two shared holds, letting the next shared request in and a writer starve. It
- * never keeps the lock key alive, and no grant or release removes it: it lapses when the
- * exclusive request stops renewing it.
  */
 public final class SharedScripts {
 
@@ -63,18 +58,23 @@ public final class SharedScripts {
 			""";
 
 	/**
-	 * Shared grant. KEYS[1] lock key, KEYS[2] its intent mark, KEYS[3] (under the restart
-	 * guard) the master's dataset marker; ARGV[1] token, ARGV[2] lease in milliseconds.
-	 * Returns 1 if this token is now a shared holder, 0 if an exclusive holder has the
-	 * key or a waiting exclusive request's intent mark is there, -1 if the dataset marker
-	 * is missing or names another replication history (see {@link Script#ACQUIRE}).
+	 * Shared grant. KEYS[1] lock key, KEYS[2] (under the restart guard) the master's
+	 * dataset marker; ARGV[1] token, ARGV[2] lease in milliseconds. Returns 1 if this
+	 * token is now a shared holder, 0 if an exclusive holder has the key or a waiting
+	 * exclusive request's intent is there, -1 if the dataset marker is missing or names
+	 * another replication history (see {@link Script#ACQUIRE}).
 	 */
-	public static final Script ACQUIRE = Script.of("shared-acquire", Script.vetted(3) + NOW + """
+	public static final Script ACQUIRE = Script.of("shared-acquire", Script.VETTED + NOW + """
 			local kind = redis.call('type', KEYS[1]).ok
-			if kind ~= 'hash' and kind ~= 'none' then
+			if kind == 'string' then
 				return 0
 			end
-			if redis.call('exists', KEYS[2]) == 1 then
+			if kind == 'hash' then
+				local intent = redis.call('hget', KEYS[1], 'w')
+				if intent and tonumber(intent) > now then
+					return 0
+				end
+			elseif kind ~= 'none' then
 				return 0
 			end
 			local lease = tonumber(ARGV[2])
@@ -145,21 +145,15 @@ public final class SharedScripts {
 			""");
 
 	/**
-	 * A waiting exclusive request's intent: unless the key is held exclusively, refuse
-	 * new shared grants for at least {@code ARGV[1]} milliseconds from now (the mark's
-	 * expiry is raised, never shortened). Marked on a free key too: the round that found
-	 * the key held shared may have been answered just before its holders left, and the
-	 * next shared request must still find the mark. KEYS[1] lock key, KEYS[2] its intent
-	 * mark. Returns 1 if the mark is there, 0 if the key is held exclusively (nothing
-	 * written).
+	 * A waiting exclusive request's intent: on a key held shared, refuse new shared
+	 * grants for {@code ARGV[1]} milliseconds. KEYS[1] lock key. Returns 1 if the mark
+	 * was set, 0 if the key is not held shared (free, or held exclusively).
 	 */
-	public static final Script INTENT = Script.of("exclusive-intent", """
-			if redis.call('type', KEYS[1]).ok == 'string' then
+	public static final Script INTENT = Script.of("exclusive-intent", NOW + """
+			if redis.call('type', KEYS[1]).ok ~= 'hash' then
 				return 0
 			end
-			if redis.call('pttl', KEYS[2]) < tonumber(ARGV[1]) then
-				redis.call('set', KEYS[2], '1', 'PX', ARGV[1])
-			end
+			redis.call('hset', KEYS[1], 'w', string.format('%d', now + tonumber(ARGV[1])))
 			return 1
 			""");
 

@@ -31,6 +31,12 @@ import static org.awaitility.Awaitility.await;
 @Timeout(value = 20, unit = TimeUnit.SECONDS)
 class QuorumFaultIntegrationTests {
 
+	/**
+	 * The figures of a round short of a quorum with one master left: its yes, or its
+	 * silence on a loaded machine (unknown, never a refusal), whichever came.
+	 */
+	private static final String ONE_OR_NO_VOTE = "(?s).*acquired [01] of 3 nodes, quorum 2.*";
+
 	@RegisterExtension
 	static final RedisServers redis = RedisServers.start(3);
 
@@ -103,7 +109,7 @@ class QuorumFaultIntegrationTests {
 		redis.node(2).kill();
 		assertThatExceptionOfType(QuorumUnavailableException.class).isThrownBy(() -> this.locks.acquire(request()))
 			.withMessageContaining("key '" + redisKey() + "'")
-			.withMessageContaining("acquired 1 of 3 nodes, quorum 2")
+			.withMessageMatching(ONE_OR_NO_VOTE)
 			.withMessageContaining("ms elapsed")
 			.withMessageContaining(redis.node(1).host() + ":" + redis.node(1).port())
 			.withMessageContaining(redis.node(2).host() + ":" + redis.node(2).port());
@@ -121,7 +127,7 @@ class QuorumFaultIntegrationTests {
 		// LockNotAcquired; the test's timeout bounds it)
 		assertThatExceptionOfType(QuorumUnavailableException.class)
 			.isThrownBy(() -> this.locks.acquire(request().waitAtMost(Duration.ofSeconds(30))))
-			.withMessageContaining("acquired 1 of 3 nodes, quorum 2")
+			.withMessageMatching(ONE_OR_NO_VOTE)
 			.withMessageContaining("not connected")
 			.withMessageContaining("waited at most 30000 ms");
 		assertThat(redis.node(0).exists(redisKey())).isFalse();
@@ -174,7 +180,7 @@ class QuorumFaultIntegrationTests {
 		redis.node(0).pause();
 		redis.node(2).pause();
 		assertThatExceptionOfType(QuorumUnavailableException.class).isThrownBy(() -> this.locks.acquire(request()))
-			.withMessageContaining("acquired 1 of 3 nodes, quorum 2")
+			.withMessageMatching(ONE_OR_NO_VOTE)
 			.withMessageContaining("no answer in time");
 	}
 

@@ -26,6 +26,12 @@ import static org.awaitility.Awaitility.await;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SameServerIntegrationTests {
 
+	/**
+	 * The figures of a round short of a quorum with one master left: its yes, or its
+	 * silence on a loaded machine (unknown, never a refusal), whichever came.
+	 */
+	private static final String ONE_OR_NO_VOTE = "(?s).*acquired [01] of 3 nodes, quorum 2.*";
+
 	@RegisterExtension
 	static final RedisServers redis = RedisServers.start(2);
 
@@ -68,7 +74,7 @@ class SameServerIntegrationTests {
 			redis.node(1).kill();
 			assertThatExceptionOfType(QuorumUnavailableException.class)
 				.isThrownBy(() -> locks.acquire(LockRequest.of("k" + UUID.randomUUID()).lease(Duration.ofSeconds(5))))
-				.withMessageContaining("acquired 1 of 3 nodes, quorum 2")
+				.withMessageMatching(ONE_OR_NO_VOTE)
 				.withMessageContaining("same Redis server as localhost:" + redis.node(0).port());
 		}
 		finally {

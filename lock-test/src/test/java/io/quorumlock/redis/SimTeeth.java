@@ -48,15 +48,6 @@ enum SimTeeth {
 			"local replid2 = string.match(replication, 'master_replid2:(%x+)') or ''", "local replid2 = ''"),
 
 	/**
-	 * The guard does not look at the replication history of the very process it vetted: a
-	 * master resynced from a lagging replica and failed back (same {@code run_id}, same
-	 * connections) is vetted again at once.
-	 */
-	FAILBACK_HISTORY("the replication history of the process the guard vetted",
-			"role, replid, replid2, runid, by, others}",
-			"role, replid, (field('vetted') == runid) and '' or replid2, runid, by, others}"),
-
-	/**
 	 * A master forgets, when it restarts, what the guard suspects of it and that it was
 	 * seen with replicas, as if both lived only in the engines' memory: a promoted
 	 * replica that restarts from its append-only file during its hold-back is vetted as a

@@ -44,8 +44,9 @@ import java.util.logging.Logger;
  * ({@link Script#GUARD_VET}). A replica does not vote. A marker with another dataset id
  * than the one this engine last trusted on this entry (another server behind the address,
  * or a loss handled while this engine was away) is held back the same way, from when this
- * engine first saw it. Server processes an operator declared brand new
- * ({@code fresh-master-run-ids}) get their marker at once.
+ * engine first saw it as it is: a change of its server process, its replication id or the
+ * suspicion recorded on it during that hold-back starts it over. Server processes an
+ * operator declared brand new ({@code fresh-master-run-ids}) get their marker at once.
  * <p>
  * A master seen with an eviction policy and a memory limit, or whose {@code evicted_keys}
  * counter (a count, not a clock) grew between two reads of the same server process, may
@@ -309,8 +310,12 @@ public final class ServerState {
 		boolean replicated = "1".equals(text(marker, 6));
 		boolean knownDataset = this.trustedId == null || this.trustedId.equals(id);
 		if (!knownDataset) {
-			return held("dataset " + id, now) ? vet(server, found, id, runId, replication.replid, suspect)
-					: untrusted(found);
+			// held back from when this engine first saw the dataset as it is now: its
+			// server process, replication id and suspicion included, so that a loss
+			// after that first sight (a replica promoted, a restart, a suspicion another
+			// engine raised) starts the hold-back again instead of being vetted with it
+			String seenAs = "dataset " + id + " " + runId + " " + replication.replid + " " + suspect;
+			return held(seenAs, now) ? vet(server, found, id, runId, replication.replid, suspect) : untrusted(found);
 		}
 		if (!suspect.isEmpty()) {
 			if (!replication.replid.equals(suspicionReplid(suspect))) {

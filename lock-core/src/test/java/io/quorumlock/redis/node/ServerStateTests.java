@@ -221,6 +221,58 @@ class ServerStateTests {
 	}
 
 	@Test
+	void aLossWhileAnotherDatasetIsHeldBackStartsItsHoldBackOver() {
+		// the simulation's seed 18707: this engine holds a dataset it does not know back
+		// while other engines trust it and are granted on it; a lagging replica is
+		// promoted behind the address and another engine records the suspicion. The
+		// dataset's hold-back, begun before the promotion, must not vet the suspicion
+		// with it.
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		read(state);
+		this.epoch.incrementAndGet();
+		this.server.mark("d2", "xyz");
+		this.server.info = "run_id:xyz\r\n";
+		read(state);
+		this.clock.addAndGet(GUARD / 2);
+		this.epoch.incrementAndGet(); // the replica promoted: same marker, another
+										// history
+		this.server.info = "run_id:promoted\r\nmaster_replid2:8f3c\r\n";
+		this.server.suspect = "other-engine rpromoted";
+		read(state);
+		this.clock.addAndGet(GUARD / 2);
+		read(state);
+		assertThat(state.isTrusted()).as("half a guard since the suspicion was first seen").isFalse();
+		assertThat(this.server.suspect).as("not vetted with the dataset").isEqualTo("other-engine rpromoted");
+		this.clock.addAndGet(GUARD / 2);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		assertThat(this.server.suspect).isNull();
+	}
+
+	@Test
+	void aPromotionNobodyRecordedWhileAnotherDatasetIsHeldBackStartsItsHoldBackOver() {
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		read(state);
+		this.epoch.incrementAndGet();
+		this.server.mark("d2", "xyz");
+		this.server.info = "run_id:xyz\r\n";
+		read(state);
+		this.clock.addAndGet(GUARD / 2);
+		this.epoch.incrementAndGet();
+		this.server.info = "run_id:promoted\r\nmaster_replid2:8f3c\r\n";
+		read(state);
+		this.clock.addAndGet(GUARD / 2);
+		read(state);
+		assertThat(state.isTrusted()).as("half a guard since the promotion was first seen").isFalse();
+		this.clock.addAndGet(GUARD / 2);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		assertThat(this.server.vettedReplid).isEqualTo("rpromoted");
+	}
+
+	@Test
 	void aServerDeclaredBrandNewIsMarkedAtOnce() {
 		ServerState state = state(0, Set.of("abc"));
 		read(state);

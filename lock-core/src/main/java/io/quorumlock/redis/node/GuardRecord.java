@@ -20,7 +20,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * factor, plus a margin. An engine that stopped can hold no lease past its own guard, so
  * once its record has run out nobody needs its guard, and the figure every other engine
  * adopts falls back to the longest of the engines still running. The figure adopted is
- * the longest over the latest read of each master, not the longest ever seen.
+ * the longest over the latest read of each master, not the longest ever seen; but a read
+ * that shows the master may have lost data, and with it the records, never lowers the
+ * figure kept for that master.
  */
 public final class GuardRecord {
 
@@ -105,11 +107,16 @@ public final class GuardRecord {
 	/**
 	 * The longest guard recorded on {@code master} as last read, and by whom (empty if
 	 * this engine's own is the longest).
+	 * @param intact whether the read found no sign that the master lost data: a read that
+	 * did may lack the records the loss took with it (a flush, another server behind the
+	 * address, a replica promoted before the records reached it), so it only ever raises
+	 * the figure kept for that master, never lowers it
 	 * @return whether this engine's own guard is far above the other engines' (more than
 	 * twice theirs), reported once: it raises the guard of every client of these masters
 	 */
-	boolean adopt(Object master, long millis, String by, long others) {
-		this.recorded.put(master, new Recorded(millis, by));
+	boolean adopt(Object master, long millis, String by, long others, boolean intact) {
+		Recorded read = new Recorded(millis, by);
+		this.recorded.merge(master, read, (before, now) -> (intact || now.millis >= before.millis) ? now : before);
 		return others > 0 && millis() > 2 * others && this.warned.compareAndSet(false, true);
 	}
 

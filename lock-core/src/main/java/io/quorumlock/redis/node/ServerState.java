@@ -275,7 +275,7 @@ public final class ServerState {
 	 */
 	private CompletableFuture<Void> judge(Server server, Seen found, List<Object> marker, long now, boolean evicted) {
 		if (marker.size() > 12 && this.guard.adopt(this, ((Number) marker.get(2)).longValue(), text(marker, 11),
-				((Number) marker.get(12)).longValue())) {
+				((Number) marker.get(12)).longValue(), intact(marker, evicted))) {
 			log.warning("quorumlock: this instance's restart guard, " + seconds(this.guard.millis())
 					+ " (quorumlock.rejoin-delay, by default its longest lease), is more than twice the longest of "
 					+ "the other clients of these masters, " + seconds(((Number) marker.get(12)).longValue())
@@ -347,6 +347,25 @@ public final class ServerState {
 						: suspect(server, found, id, replication, "", now));
 		}
 		return suspect(server, found, id, replication, "", now);
+	}
+
+	/**
+	 * Whether a marker read shows the dataset this engine trusts on this entry (or,
+	 * before it trusted any, a marked one) with no sign of a loss: the same replication
+	 * history as vetted, no suspicion, not a replica, nothing evicted. The engines' guard
+	 * records live in the dataset, so a read that shows a possible loss may lack the
+	 * records of engines whose leases the loss concerns: such a read does not lower the
+	 * guard this engine adopts from the master ({@link GuardRecord#adopt}).
+	 */
+	private boolean intact(List<Object> marker, boolean evicted) {
+		if (evicted || ((Number) marker.get(0)).longValue() == 0) {
+			return false;
+		}
+		Replication replication = Replication.of(marker);
+		String id = (String) marker.get(1);
+		return !replication.isReplica() && (this.trustedId == null || this.trustedId.equals(id))
+				&& text(marker, 5).isEmpty() && !replication.replid.isEmpty()
+				&& replication.replid.equals(text(marker, 4));
 	}
 
 	/**

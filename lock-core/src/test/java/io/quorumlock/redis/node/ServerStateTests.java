@@ -327,12 +327,47 @@ class ServerStateTests {
 		this.server.recordedGuard = TimeUnit.NANOSECONDS.toMillis(3 * GUARD);
 		read(state);
 		assertThat(state.heldBackReason()).contains("(rejoin-delay 30 s, recorded by 4242@other-host)");
+		this.clock.addAndGet(3 * GUARD);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
 		// the engine that recorded it stopped: its record ran out
 		this.server.recordedGuard = 0;
+		read(state);
+		assertThat(this.guard.adoptedMillis()).as("this engine's own guard only")
+			.isEqualTo(TimeUnit.NANOSECONDS.toMillis(GUARD));
+	}
+
+	@Test
+	void aLossThatTookTheGuardRecordsWithItDoesNotLowerTheGuardAdopted() {
+		// the simulation's seed 3576: another engine with a longer lease recorded its
+		// guard; the master is flushed (its records with it) or another server is behind
+		// the address, and this engine, whose own guard is shorter, must still hold it
+		// back for the longer one
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		this.server.recordedGuard = TimeUnit.NANOSECONDS.toMillis(3 * GUARD);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		this.server.flush();
+		read(state);
+		assertThat(state.heldBackNanos()).isEqualTo(3 * GUARD);
 		this.clock.addAndGet(GUARD);
 		read(state);
-		assertThat(state.isTrusted()).as("held back for this engine's own guard only").isTrue();
-		assertThat(this.guard.adoptedMillis()).isEqualTo(TimeUnit.NANOSECONDS.toMillis(GUARD));
+		assertThat(state.isTrusted()).as("held back for the longer guard the flush erased").isFalse();
+		this.clock.addAndGet(2 * GUARD);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		// another server behind the address, with records of its own only
+		this.epoch.incrementAndGet();
+		this.server.mark("d2", "xyz");
+		this.server.info = "run_id:xyz\r\n";
+		read(state);
+		this.clock.addAndGet(GUARD);
+		read(state);
+		assertThat(state.isTrusted()).as("held back for the longer guard read before the switch").isFalse();
+		this.clock.addAndGet(2 * GUARD);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
 	}
 
 	@Test

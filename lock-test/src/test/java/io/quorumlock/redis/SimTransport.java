@@ -308,7 +308,15 @@ final class SimTransport implements Transport {
 					}
 					settled[0] = true;
 					giveUp.cancel();
-					if (up && target.process() == process && target.isRunning() && !partitioned()) {
+					// the address must still reach that server when the client takes the
+					// connection: one accepted just before a failover is re-pointed with
+					// the
+					// others (kept connections switch, the rest are reset), so it never
+					// stays
+					// with a server the address no longer reaches (that would be a fourth
+					// master beside three addresses, a split brain no client can see)
+					if (up && target.process() == process && target.isRunning() && !partitioned()
+							&& network.server(address()) == target) {
 						bind(target, process);
 						outcome.accept(true);
 					}

@@ -26,7 +26,9 @@ class SimTransportTests {
 
 	private final SimServer server = new SimServer("s0", this.loop, SimRun.WALL_EPOCH, 0, "noeviction", 0);
 
-	private final SimTimers timers = new SimTimers(this.loop, new SimLoop.Actor("e0"), 0, 0, 1, 2);
+	private final SimLoop.Actor engine = new SimLoop.Actor("e0");
+
+	private final SimTimers timers = new SimTimers(this.loop, this.engine, 0, 0, 1, 2);
 
 	private final SimTransport transport = new SimTransport(this.network, this.timers, "e0", "sim-0:7000",
 			SimRun.millis(1000), SimRun.millis(5));
@@ -103,6 +105,27 @@ class SimTransportTests {
 		}
 		run(20);
 		assertThat(this.server.call("GET", "k")).isEqualTo("from the io thread");
+	}
+
+	@Test
+	void aConnectionAcceptedJustBeforeAFailoverGoesWithTheAddressNotWithTheServerThatAcceptedIt() {
+		Link link = connect();
+		this.network.open("sim-0:7000").get(0).reset("a blip");
+		// the reconnect goes out 10 ms later; the server accepts it, and the failover
+		// comes before the client has taken the connection
+		this.loop.runUntil(this.loop.now() + SimRun.millis(10) + 1_000);
+		this.loop.pause(this.engine);
+		run(1);
+		SimServer other = new SimServer("s0'", this.loop, SimRun.WALL_EPOCH, 0, "noeviction", 0);
+		this.network.repoint("sim-0:7000", other, true);
+		this.loop.resume(this.engine);
+		run(100);
+		assertThat(this.events).containsExactly("disconnected", "reconnected");
+		CompletableFuture<String> set = link.setIfAbsent("k", "t", 10_000).toCompletableFuture();
+		run(5);
+		assertThat(set).isCompletedWithValue("OK");
+		assertThat(other.call("EXISTS", "k")).as("the server the address reaches").isEqualTo(1L);
+		assertThat(this.server.call("EXISTS", "k")).isEqualTo(0L);
 	}
 
 	@Test

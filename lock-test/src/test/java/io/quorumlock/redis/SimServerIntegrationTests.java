@@ -136,7 +136,8 @@ class SimServerIntegrationTests {
 		eval(Compare.EXACT, Script.ACQUIRE, 2, k, m, "t1", "5000");
 		eval(Compare.EXACT, Script.GUARD_EVICTED, 2, m, p, "nonce5", "6000");
 		eval(Compare.IDS, Script.GUARD_READ, 3, m, p, g, "nonce6", "4000", "e-4000", "who", "60000");
-		eval(Compare.EXACT, Script.GUARD_PROMOTE, 2, m, p, "nonce5", "id1", "6000", "run1");
+		eval(Compare.EXACT, Script.GUARD_PROMOTE, 2, m, p, "nonce5", "id1", "6000", "run1", "another");
+		eval(Compare.EXACT, Script.GUARD_PROMOTE, 2, m, p, "nonce5", "id1", "6000", "run1", REPLID);
 		step(Compare.FIELDS, "HGETALL", m);
 		// an exclusive grant, its renewal, batch, hold, fencing, release
 		eval(Compare.EXACT, Script.ACQUIRE, 2, k, m, "t1", "5000");

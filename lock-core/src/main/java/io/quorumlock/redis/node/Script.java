@@ -388,11 +388,14 @@ public record Script(String name, String text, String sha1) {
 	 * if its data was not lost again meanwhile. KEYS[1] the dataset marker, KEYS[2] the
 	 * pending record; ARGV[1] the nonce held back for, ARGV[2] a new dataset id, ARGV[3]
 	 * the guard held back for in milliseconds (not recorded: each engine records its own,
-	 * {@link #GUARD_READ}), ARGV[4] the run_id of the server process held back; the
-	 * marker records the server's own {@code master_replid} as vetted. Returns {1, id}
-	 * with the marker's id (the new one, or the one another engine wrote first), or {0}
-	 * when the pending record no longer holds the nonce (the data was lost again: the
-	 * hold-back starts over).
+	 * {@link #GUARD_READ}), ARGV[4] the run_id of the server process held back, ARGV[5]
+	 * its {@code master_replid} as judged (empty if not known); the marker records the
+	 * server's own {@code master_replid} as vetted, and that it has replicas if it has.
+	 * Returns {1, id} with the marker's id (the new one, or the one another engine wrote
+	 * first), or {0} when the pending record no longer holds the nonce (the data was lost
+	 * again: the hold-back starts over) or the server's replication history is not the
+	 * one held back (a replica promoted or a process restarted behind the address, which
+	 * may carry the same pending record from before grants made since).
 	 */
 	public static final Script GUARD_PROMOTE = of("guard-promote", IDENTITY + """
 			if redis.call('exists', KEYS[1]) == 1 then
@@ -401,10 +404,13 @@ public record Script(String name, String text, String sha1) {
 			if redis.call('hget', KEYS[2], 'nonce') ~= ARGV[1] then
 				return {0}
 			end
-			if role ~= 'master' then
+			if role ~= 'master' or (ARGV[5] and ARGV[5] ~= '' and replid ~= ARGV[5]) then
 				return {0}
 			end
 			redis.call('hset', KEYS[1], 'id', ARGV[2], 'vetted', ARGV[4], 'replid', replid)
+			if replicas > 0 then
+				redis.call('hset', KEYS[1], 'replicated', '1')
+			end
 			redis.call('del', KEYS[2])
 			return {1, ARGV[2]}
 			""");

@@ -58,12 +58,12 @@ import java.util.logging.Logger;
 public final class ServerState {
 
 	/** What a read found, in one epoch; replaced whole. */
-	private record Seen(long epoch, String runId, long uptimeNanos, long readAt, String evicting, long evictedKeys,
-			boolean aofEnabled, boolean promoted, boolean trusted) {
+	private record Seen(long epoch, String runId, String replid, long uptimeNanos, long readAt, String evicting,
+			long evictedKeys, boolean aofEnabled, boolean promoted, boolean trusted) {
 
 		Seen trusted(boolean trusted) {
-			return new Seen(this.epoch, this.runId, this.uptimeNanos, this.readAt, this.evicting, this.evictedKeys,
-					this.aofEnabled, this.promoted, trusted);
+			return new Seen(this.epoch, this.runId, this.replid, this.uptimeNanos, this.readAt, this.evicting,
+					this.evictedKeys, this.aofEnabled, this.promoted, trusted);
 		}
 
 	}
@@ -119,7 +119,7 @@ public final class ServerState {
 
 	private final boolean evictionAllowed;
 
-	private volatile Seen seen = new Seen(-1, null, -1, 0, null, -1, false, false, false);
+	private volatile Seen seen = new Seen(-1, null, "", -1, 0, null, -1, false, false, false);
 
 	/**
 	 * The eviction counter when last read without a loss to record, or once a loss it
@@ -201,16 +201,18 @@ public final class ServerState {
 				if (this.guard == null && !Replies.withoutReply(error)) {
 					// single mode, INFO refused (an ACL without +info): nothing to hold
 					// the node back for, and no eviction policy known to refuse it for
-					this.seen = new Seen(sentIn, null, -1, now, null, -1, false, false, true);
+					this.seen = new Seen(sentIn, null, "", -1, now, null, -1, false, false, true);
 				}
 				return CompletableFuture.<Void>completedFuture(null);
 			}
 			latency.accept(now - sent);
 			String text = info.join();
 			long uptime = parseUptimeSeconds(text);
-			Seen found = new Seen(sentIn, parseRunId(text), (uptime < 0) ? -1 : TimeUnit.SECONDS.toNanos(uptime), now,
-					evicting(text), parseCount(text, "evicted_keys:"), "1".equals(field(text, "aof_enabled:")),
-					wasReplica(text), this.guard == null);
+			String replid = field(text, "master_replid:");
+			Seen found = new Seen(sentIn, parseRunId(text), (replid != null) ? replid : "",
+					(uptime < 0) ? -1 : TimeUnit.SECONDS.toNanos(uptime), now, evicting(text),
+					parseCount(text, "evicted_keys:"), "1".equals(field(text, "aof_enabled:")), wasReplica(text),
+					this.guard == null);
 			if (this.guard == null) {
 				this.seen = found;
 				return CompletableFuture.<Void>completedFuture(null);
@@ -298,11 +300,15 @@ public final class ServerState {
 			// and never one that evicted
 			boolean fresh = !evicted && runId != null && this.freshRunIds.contains(runId) && this.trustedId == null
 					&& !this.anyMarked.get();
-			if (!fresh && !held("nonce " + id, now)) {
+			// held back from when this engine first saw the loss on this server process
+			// and history: a replica promoted behind the address carries the same pending
+			// record from before the grants its former master made once marked again
+			String replid = !replication.replid.isEmpty() ? replication.replid : found.replid;
+			if (!fresh && !held("nonce " + id + " " + runId + " " + replid, now)) {
 				this.seen = found.trusted(false);
 				return CompletableFuture.completedFuture(null);
 			}
-			return promote(server, found, id, runId);
+			return promote(server, found, id, runId, replid);
 		}
 		String vetted = text(marker, 3);
 		String vettedReplid = text(marker, 4);
@@ -461,10 +467,10 @@ public final class ServerState {
 	}
 
 	/** Write the marker of a master held back long enough since it lost its data. */
-	private CompletableFuture<Void> promote(Server server, Seen found, String nonce, String runId) {
+	private CompletableFuture<Void> promote(Server server, Seen found, String nonce, String runId, String replid) {
 		return server
 			.eval(Script.GUARD_PROMOTE, pair(), nonce, this.ids.get(), Long.toString(this.guard.adoptedMillis()),
-					String.valueOf(runId))
+					String.valueOf(runId), replid)
 			.toCompletableFuture()
 			.handle((promoted, error) -> {
 				if (this.epoch.getAsLong() == found.epoch) {
@@ -644,7 +650,7 @@ public final class ServerState {
 
 	/** Why a hold-back is in progress, from what it holds back ({@link Hold}). */
 	private String why(String what) {
-		if (what.equals("nonce " + this.evictedNonce)) {
+		if (what.startsWith("nonce " + this.evictedNonce + " ")) {
 			return "it evicted keys, or had an eviction policy with a memory limit, and may have dropped lock keys";
 		}
 		if (what.startsWith("nonce")) {

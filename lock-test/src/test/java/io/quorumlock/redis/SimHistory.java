@@ -231,10 +231,19 @@ final class SimHistory {
 		watch(what, result, clock, engine, startedAt, clock.trueDelay(waitNanos + slackNanos));
 	}
 
+	/**
+	 * Watched by the harness, not on the engine's own actor: a closed engine's events
+	 * never run, and its acquisitions must have ended all the same.
+	 */
 	private void watch(String what, CompletableFuture<?> result, SimTimers clock, SimLoop.Actor engine, long startedAt,
 			long within) {
-		this.loop.at(within, engine, () -> {
+		this.loop.at(within, null, () -> {
 			if (result.isDone()) {
+				return;
+			}
+			if (engine.paused) {
+				// its events wait: look again later, from when it resumes
+				watch(what, result, clock, engine, startedAt, within);
 				return;
 			}
 			long resumedAt = engine.resumedAt;
@@ -243,7 +252,8 @@ final class SimHistory {
 				watch(what, result, clock, engine, resumedAt, within - (this.loop.now() - resumedAt));
 				return;
 			}
-			violate(what + " still not ended " + (this.loop.now() - startedAt) / 1_000_000 + " ms after it began");
+			violate(what + " still not ended " + (this.loop.now() - startedAt) / 1_000_000 + " ms after it began"
+					+ (engine.dead ? " (its engine closed)" : ""));
 		});
 	}
 

@@ -16,12 +16,15 @@ import io.quorumlock.redis.node.Script;
  * ({@link SimServer}) and a simulated network ({@link SimNetwork}), with faults drawn
  * from the seed at random times: crashes and restarts (empty, or with the data of an
  * append-only file, the clock stepped), stalls, partitions, dropped connections (a reply
- * lost after its command ran), failovers behind an address (to a promoted copy, or to
- * another long-running server), {@code FLUSHALL}, {@code SCRIPT FLUSH}, eviction (on a
- * master evicting from the start, or for a while on a live one), clock steps, engine
- * pauses longer than a lease, and engines closed. The invariants of {@link SimHistory}
- * are checked after every event; at the end every engine is closed, every lease left to
- * run out, and no lock key may be left.
+ * lost after its command ran), failovers behind an address (to a replica that lags,
+ * perhaps restarted from its append-only file while it is held back, to a promoted copy,
+ * or to another long-running server; the connections dropped or kept), a master resynced
+ * from a lagging replica and failed back, {@code FLUSHALL}, {@code SCRIPT FLUSH},
+ * eviction (on a master evicting from the start, or for a while on a live one), clock
+ * steps, engine pauses longer than a lease, and engines closed. A teeth run undoes one of
+ * the engine's protections ({@link SimTeeth}). The invariants of {@link SimHistory} are
+ * checked after every event; at the end every engine is closed, every lease left to run
+ * out, and no lock key may be left.
  */
 final class SimRun {
 
@@ -108,11 +111,15 @@ final class SimRun {
 
 	private final StringBuilder faults = new StringBuilder();
 
+	/** The protection this run undoes ({@link SimTeeth#NONE}: none). */
+	final SimTeeth undone;
+
 	/** The rejoin delay of every engine of the run: the longest lease in use. */
 	private long rejoinDelayNanos;
 
-	private SimRun(long seed, boolean wholeTrace) {
+	private SimRun(long seed, boolean wholeTrace, SimTeeth undone) {
 		this.seed = seed;
+		this.undone = undone;
 		this.loop = new SimLoop(seed, wholeTrace);
 		this.random = this.loop.random;
 		this.network = new SimNetwork(this.loop, 100_000, 1_500_000, 10, 60_000_000);
@@ -127,7 +134,12 @@ final class SimRun {
 
 	/** Run the schedule of {@code seed}. */
 	static Result run(long seed, boolean wholeTrace) {
-		SimRun run = new SimRun(seed, wholeTrace);
+		return run(seed, wholeTrace, SimTeeth.NONE);
+	}
+
+	/** Run the schedule of {@code seed} with one of the engine's protections undone. */
+	static Result run(long seed, boolean wholeTrace, SimTeeth undone) {
+		SimRun run = new SimRun(seed, wholeTrace, undone);
 		String summary;
 		try {
 			run.build();
@@ -170,8 +182,7 @@ final class SimRun {
 		int evicting = (count > 1 && this.random.nextInt(10) == 0) ? this.random.nextInt(count) : -1;
 		for (int i = 0; i < count; i++) {
 			String address = "sim-" + i + ":7000";
-			SimServer server = new SimServer("s" + i, this.loop, serverWallOffset(), drift(),
-					(i == evicting) ? "volatile-lru" : "noeviction", 1, this.random.nextBoolean());
+			SimServer server = newServer("s" + i, (i == evicting) ? "volatile-lru" : "noeviction");
 			this.masters.add(server);
 			this.addresses.add(address);
 			this.network.route(address, server);
@@ -179,6 +190,9 @@ final class SimRun {
 			server.call("HSET", PREFIX + "{quorumlock:marker}", "id", "dataset-" + i, "guard", "0", "vetted",
 					server.runId());
 			snapshots(server);
+			if (count > 1 && this.random.nextInt(4) != 0) {
+				attachReplica(server);
+			}
 		}
 		int engineCount = 2 + this.random.nextInt(2);
 		long[] choices = { 300, 600, 1200 };
@@ -201,6 +215,26 @@ final class SimRun {
 					.map((e) -> e.name + "(lease " + e.lease.toMillis() + " ms, node timeout "
 							+ e.nodeTimeout.toMillis() + " ms" + ((e.syncReplicas > 0) ? ", sync-replicas" : "") + ")")
 					.toList());
+	}
+
+	/** A simulated server of this run, append-only or not. */
+	private SimServer newServer(String name, String evictionPolicy) {
+		SimServer server = new SimServer(name, this.loop, serverWallOffset(), drift(), evictionPolicy, 1,
+				this.random.nextBoolean());
+		server.undone = this.undone;
+		return server;
+	}
+
+	/**
+	 * A replica for {@code server} (three masters in four have one), whose stream brings
+	 * each change up to half a second late (a replica that lags, as under load or across
+	 * a slow link), or at once.
+	 */
+	private void attachReplica(SimServer server) {
+		SimServer replica = newServer(server.name + "r", "noeviction");
+		long lag = (this.random.nextInt(4) == 0) ? 0 : (long) (this.random.nextDouble() * millis(500));
+		server.attach(replica, lag);
+		this.loop.trace(replica.name + " replicates " + server.name + ", " + lag / 1_000_000 + " ms behind");
 	}
 
 	/**
@@ -262,6 +296,9 @@ final class SimRun {
 		if (this.masters.size() > 1) {
 			builder.rejoinDelay(rejoinDelay);
 		}
+		if (this.undone == SimTeeth.EVICTION_IS_A_LOSS) {
+			builder.allowEvictingMasters(true);
+		}
 		EngineRuntime runtime = new EngineRuntime(timers, (task) -> this.loop.at(0, actor, task),
 				new Random(this.random.nextLong()), (uri) -> new SimTransport(this.network, timers, name,
 						uri.getHost() + ":" + uri.getPort(), commandTimeout, 300_000));
@@ -271,10 +308,21 @@ final class SimRun {
 
 	// ---- faults ----
 
+	/**
+	 * One to eight faults at random times; in a third of the schedules, all within half a
+	 * second (a burst), so that faults that only hurt together (a loss on a master while
+	 * another was out of a holder's quorum, two losses within a lease) meet often.
+	 */
 	private void faults() {
 		int count = 1 + this.random.nextInt(8);
+		long from = millis(300);
+		long window = this.workUntil - from;
+		if (this.random.nextInt(3) == 0) {
+			window = millis(500);
+			from += (long) (this.random.nextDouble() * (this.workUntil - from - window));
+		}
 		for (int i = 0; i < count; i++) {
-			long at = millis(300) + (long) (this.random.nextDouble() * (this.workUntil - millis(300)));
+			long at = from + (long) (this.random.nextDouble() * window);
 			this.loop.at(at, null, this::fault);
 		}
 	}
@@ -291,7 +339,7 @@ final class SimRun {
 		SimServer server = this.network.server(address);
 		Engine engine = this.engines.get(this.random.nextInt(this.engines.size()));
 		long duration = millis(5) + (long) (this.random.nextDouble() * millis(1500));
-		switch (this.random.nextInt(quorum ? 17 : 9)) {
+		switch (this.random.nextInt(quorum ? 19 : 9)) {
 			case 0 -> stall(server, duration);
 			case 1 -> partition(engine, address, duration);
 			case 2 -> dropConnection(address, false);
@@ -312,6 +360,8 @@ final class SimRun {
 			case 11, 15 -> failover(address, server);
 			case 12 -> pressure(server, 1 + this.random.nextInt(3));
 			case 16 -> evictingForAWhile(server);
+			case 17 -> promoteReplica(address, server);
+			case 18 -> resyncAndFailBack(server);
 			default -> restart(address, server, duration, true);
 		}
 	}
@@ -429,23 +479,22 @@ final class SimRun {
 	}
 
 	/**
-	 * The address starts reaching another server: a promoted copy of this one (all its
-	 * data, a new process), or another long-running server (empty, or with a dataset
-	 * marker of its own).
+	 * The address starts reaching another server: its replica promoted (all the data it
+	 * received; or, without one, a copy of all the data or of the last snapshot, as a
+	 * replica that lags), or another long-running server (empty, or with a dataset marker
+	 * of its own); or the master is resynced from a lagging replica and failed back.
 	 */
 	private void failover(String address, SimServer server) {
 		int kind = this.random.nextInt(4);
 		if (kind == 3) {
-			if (!server.isRunning()) {
-				return;
-			}
-			// demoted, resynced from a replica that lags (its last snapshot), failed back
-			note("resync of " + server.name + " from a lagging replica, then failback");
-			server.resyncedAndFailedBack(server.lastSave());
+			resyncAndFailBack(server);
 			return;
 		}
-		SimServer other = new SimServer(server.name + "'", this.loop, serverWallOffset(), drift(), "noeviction", 1,
-				this.random.nextBoolean());
+		if (kind == 0 && server.replica() != null) {
+			promoteReplica(address, server);
+			return;
+		}
+		SimServer other = newServer(server.name + "'", "noeviction");
 		if (kind == 0) {
 			// a replica promoted: all the data, or its last snapshot (a replica that
 			// lags)
@@ -458,27 +507,91 @@ final class SimRun {
 		if (kind != 0) {
 			other.backdateStart(millis(3_600_000)); // long-running
 		}
+		switchTo(address, other,
+				(kind == 0) ? "a promoted copy" : (kind == 1) ? "another server, empty" : "another server's dataset");
+	}
+
+	/**
+	 * The address starts reaching the server's replica, promoted: what its stream had not
+	 * brought it yet is lost. A promoted replica with an append-only file may then crash
+	 * and restart from it, within the guard's hold-back; it may get a replica of its own.
+	 */
+	private void promoteReplica(String address, SimServer server) {
+		SimServer replica = server.replica();
+		if (replica == null || this.network.server(address) != server) {
+			return;
+		}
+		long lag = server.replicaLag();
+		int lost = replica.promote();
+		switchTo(address, replica,
+				"its replica promoted, " + lag / 1_000_000 + " ms behind, " + lost + " changes lost");
+		if (replica.isAppendOnly() && this.random.nextInt(4) != 0) {
+			long at = (long) (this.random.nextDouble() * this.rejoinDelayNanos);
+			long down = millis(5) + (long) (this.random.nextDouble() * millis(50));
+			this.loop.at(at, null, () -> {
+				if (this.network.server(address) == replica && replica.isRunning()) {
+					restart(address, replica, down, true);
+				}
+			});
+		}
+		if (this.random.nextBoolean()) {
+			attachReplica(replica);
+		}
+	}
+
+	/**
+	 * The address reaches {@code other} from now on; the connections are reset, or kept
+	 * open (a proxy, a managed endpoint), and then, half the time, another client of the
+	 * library loaded the same scripts there first, so that no NOSCRIPT tells the switch.
+	 */
+	private void switchTo(String address, SimServer other, String what) {
 		boolean keep = this.random.nextBoolean();
-		if (keep && this.random.nextBoolean()) {
-			// another client of the library loaded the same scripts there: no NOSCRIPT
+		boolean loaded = keep && this.random.nextBoolean();
+		if (loaded) {
 			for (Script script : RedisNode.SCRIPTS) {
 				other.call("SCRIPT", "LOAD", script.text());
 			}
 		}
-		note("failover behind " + address + " to " + other.name + " ("
-				+ ((kind == 0) ? "a promoted replica"
-						: (kind == 1) ? "another server, empty" : "another server's dataset")
-				+ (keep ? ", connections kept" : "") + ")");
+		note("failover behind " + address + " to " + other.name + " (" + what
+				+ (keep ? ", connections kept" + (loaded ? ", scripts loaded by another client" : "") : "") + ")");
 		this.network.repoint(address, other, keep);
 		snapshots(other);
 	}
 
 	/**
+	 * The master's replica is promoted elsewhere, the master demoted and resynced from it
+	 * (its data replaced by the replica's, which lags, the marker with it), and after a
+	 * while failed back: the same process, scripts and connections throughout, a replica
+	 * ({@code role:slave}, read-only) meanwhile, another replication history after. The
+	 * former replica follows it again.
+	 */
+	private void resyncAndFailBack(SimServer server) {
+		SimServer replica = server.replica();
+		if (replica == null || !server.isRunning()) {
+			return;
+		}
+		long lag = server.replicaLag();
+		int lost = replica.promote();
+		server.resyncFrom(replica, 0);
+		long back = millis(20) + (long) (this.random.nextDouble() * millis(800));
+		note("resync of " + server.name + " from its replica " + replica.name + " (" + lag / 1_000_000 + " ms behind, "
+				+ lost + " changes lost), failback in " + back / 1_000_000 + " ms");
+		this.loop.at(back, null, () -> {
+			if (server.isReplica()) {
+				server.promote();
+				server.attach(replica, lag);
+				this.loop.trace("failback: " + server.name + " is a master again");
+			}
+		});
+	}
+
+	/**
 	 * An eviction policy set on a live master, memory pressure now and then, and back to
-	 * {@code noeviction}: keys are evicted only once an engine has recorded the master as
-	 * evicting (its dataset marker gone), since the engines read a master's state every
-	 * second and keys evicted before that are outside their promise; after the last read
-	 * that saw the policy and before it is set back, some may be evicted still.
+	 * {@code noeviction}: keys are evicted only once an engine has read the policy and
+	 * acted on what it read ({@link SimServer#evictionRead}), since the engines read a
+	 * master's state every second and keys evicted before that are outside their promise;
+	 * after the last read that saw the policy and before it is set back, some may be
+	 * evicted still.
 	 */
 	private void evictingForAWhile(SimServer server) {
 		if (server.isEvicting() || !server.isRunning()) {
@@ -503,13 +616,13 @@ final class SimRun {
 
 	/**
 	 * Memory pressure on a master with an eviction policy: evicts only once an engine has
-	 * recorded the master as evicting (its dataset marker gone), whichever fault brings
-	 * it, for the reason {@link #evictingForAWhile} gives.
+	 * read the policy and acted on it, whichever fault brings it, for the reason
+	 * {@link #evictingForAWhile} gives. Keyed on what an engine read, not on what it did
+	 * about it, so that an engine that does nothing about it is caught.
 	 */
 	private void pressure(SimServer server, int count) {
-		if (!server.isEvicting() || !server.isRunning()
-				|| ((Long) server.call("EXISTS", PREFIX + "{quorumlock:marker}")) == 1L) {
-			this.loop.trace("memory pressure on " + server.name + " skipped: no engine recorded it evicting");
+		if (!server.isEvicting() || !server.isRunning() || !server.isEvictionRead()) {
+			this.loop.trace("memory pressure on " + server.name + " skipped: no engine acted on its policy yet");
 			return;
 		}
 		List<String> evicted = server.evict(count);

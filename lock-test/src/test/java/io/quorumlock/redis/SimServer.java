@@ -3,6 +3,7 @@ package io.quorumlock.redis;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -10,8 +11,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
-import io.quorumlock.redis.node.Replies;
 
 /**
  * A simulated Redis server: one process at a time behind it (a crash ends the process, a
@@ -21,6 +23,14 @@ import io.quorumlock.redis.node.Replies;
  * restart or {@code SCRIPT FLUSH} empties, and the engine's Lua scripts run as text
  * ({@link SimLua}). Commands run at once, atomically, when the network hands them over;
  * while the server is stalled (SIGSTOP) the network holds them.
+ * <p>
+ * Replication: a replica attached to a master ({@link #attach}) gets a full copy, then
+ * every change of a key (the effects of scripts, as Redis 7 replicates them, evictions
+ * included) a fixed lag after the master made it; until its stream reaches it, a change
+ * is not on the replica. A replica reports {@code role:slave} and its master's
+ * replication id, and refuses writes ({@code READONLY}); promoted ({@link #promote}), it
+ * keeps what reached it, loses the rest, and reports its former master's id as
+ * {@code master_replid2} and a new {@code master_replid}, as Redis does.
  * <p>
  * Replies: {@code String} (bulk), {@link Status}, {@code Long}, {@code List} (an array,
  * null elements for nil), null (nil), {@link Err} (an error reply).
@@ -130,6 +140,47 @@ final class SimServer {
 	/** Commands run, for the trace. */
 	private long commands;
 
+	/** The master this server replicates, while it is a replica; else null. */
+	private SimServer master;
+
+	/** This master's replicas, each with its stream. */
+	private final List<Stream> replicaStreams = new ArrayList<>();
+
+	/**
+	 * Whether an engine that read this server's eviction policy has acted on it since
+	 * (see {@link #evictionRead}); reset when the policy changes.
+	 */
+	private boolean evictionRead;
+
+	/** Bumped at every change of the eviction policy. */
+	private int policyChanges;
+
+	/** The protection a teeth run undoes, or {@link SimTeeth#NONE}. */
+	SimTeeth undone = SimTeeth.NONE;
+
+	/**
+	 * A replica's replication stream: key changes, each with the true time it reaches the
+	 * replica, in order.
+	 */
+	private static final class Stream {
+
+		final SimServer replica;
+
+		final long lagNanos;
+
+		final ArrayDeque<Object[]> pending = new ArrayDeque<>();
+
+		Stream(SimServer replica, long lagNanos) {
+			this.replica = replica;
+			this.lagNanos = lagNanos;
+		}
+
+	}
+
+	private static final Set<String> WRITES = Set.of("set", "del", "pexpire", "incr", "hset", "hdel", "flushall");
+
+	private static final Err READONLY = new Err("READONLY You can't write against a read only replica.");
+
 	SimServer(String name, SimLoop loop, long wallOffsetNanos, long driftPpm, String evictionPolicy, int replicas) {
 		this(name, loop, wallOffsetNanos, driftPpm, evictionPolicy, replicas, false);
 	}
@@ -185,8 +236,15 @@ final class SimServer {
 		return this.actor.paused;
 	}
 
-	/** The process dies: its data, scripts and subscribers with it. */
+	/**
+	 * The process dies: its data, scripts and subscribers with it, and what its replicas'
+	 * streams had not brought them yet; they keep the rest.
+	 */
 	void crash() {
+		for (Stream stream : this.replicaStreams) {
+			catchUp(stream);
+			stream.pending.clear();
+		}
 		this.running = false;
 		this.data = new LinkedHashMap<>();
 		this.scripts.clear();
@@ -199,8 +257,28 @@ final class SimServer {
 	/** A new process starts, empty or with the data it had (an append-only file). */
 	void restart(boolean keepData, Map<String, Object[]> appendOnly) {
 		start();
+		restore(keepData, appendOnly);
+		if (this.master != null) {
+			// a replica resyncs from its master
+			restore(this.master.snapshot());
+		}
+		// its replicas resync from the new process: a full copy of what it has
+		for (Stream stream : this.replicaStreams) {
+			stream.replica.restore(snapshot());
+		}
+	}
+
+	private void restore(boolean keepData, Map<String, Object[]> appendOnly) {
 		if (keepData && appendOnly != null) {
 			restore(appendOnly);
+			if (this.undone == SimTeeth.SUSPICION_ON_THE_MASTER) {
+				// as if what the guard suspects lived only in the engines' memory
+				Entry marker = this.data.get(SimRun.PREFIX + "{quorumlock:marker}");
+				if (marker != null && marker.value instanceof Map<?, ?> hash) {
+					hash.remove("suspect");
+					hash.remove("replicated");
+				}
+			}
 		}
 	}
 
@@ -245,8 +323,8 @@ final class SimServer {
 	}
 
 	/**
-	 * A replica promoted to master: its {@code master_replid2} names the old master's
-	 * history.
+	 * A replica promoted to master without a master of its own (a copy made elsewhere):
+	 * its {@code master_replid2} names the history it followed.
 	 */
 	void promoted() {
 		this.replid2 = this.replid;
@@ -254,14 +332,121 @@ final class SimServer {
 	}
 
 	/**
-	 * Demoted to a replica of a server that lagged, resynced from it (its data replaced
-	 * by the lagging copy, the marker with it), then promoted again (a failback): the
-	 * same process, scripts and connections, another replication history.
+	 * Attach {@code replica}: a full copy of this master's data now, then the changes a
+	 * lag after they are made here.
 	 */
-	void resyncedAndFailedBack(Map<String, Object[]> lagging) {
-		restore(lagging);
-		this.replid2 = hex(20); // the lagging server's history, which it followed
+	void attach(SimServer replica, long lagNanos) {
+		replica.detach();
+		replica.restore(snapshot());
+		replica.master = this;
+		replica.replid = this.replid;
+		replica.replid2 = NO_REPLID;
+		this.replicaStreams.add(new Stream(replica, lagNanos));
+	}
+
+	/** Whether a replica is attached, and the first one; else null. */
+	SimServer replica() {
+		return this.replicaStreams.isEmpty() ? null : this.replicaStreams.get(0).replica;
+	}
+
+	/** How far the first replica lags, in nanoseconds; -1 without one. */
+	long replicaLag() {
+		return this.replicaStreams.isEmpty() ? -1 : this.replicaStreams.get(0).lagNanos;
+	}
+
+	boolean isReplica() {
+		return this.master != null;
+	}
+
+	/**
+	 * Promoted to master (a failover): the changes its stream brought so far stay, the
+	 * rest is lost; {@code master_replid2} is its former master's replication id, and it
+	 * draws a new one. Its scripts, connections and process stay.
+	 * @return the changes lost
+	 */
+	int promote() {
+		int lost = 0;
+		String followed = (this.master != null) ? this.master.replid : this.replid;
+		if (this.master != null) {
+			Stream stream = this.master.streamOf(this);
+			catchUp(stream);
+			lost = stream.pending.size();
+			this.master.replicaStreams.remove(stream);
+			this.master = null;
+		}
+		this.replid2 = followed;
 		this.replid = hex(20);
+		return lost;
+	}
+
+	/** No longer a replica of anyone (its master gone, or it is re-attached). */
+	private void detach() {
+		if (this.master != null) {
+			this.master.replicaStreams.remove(this.master.streamOf(this));
+			this.master = null;
+		}
+	}
+
+	private Stream streamOf(SimServer replica) {
+		for (Stream stream : this.replicaStreams) {
+			if (stream.replica == replica) {
+				return stream;
+			}
+		}
+		throw new IllegalStateException(replica + " is no replica of " + this);
+	}
+
+	/** Apply what reached the replica of {@code stream} by now. */
+	private void catchUp(Stream stream) {
+		long now = this.loop.now();
+		while (!stream.pending.isEmpty() && (Long) stream.pending.peek()[0] <= now) {
+			Object[] change = stream.pending.poll();
+			stream.replica.apply((String) change[1], change[2], (Long) change[3]);
+		}
+	}
+
+	/** Send a key's state now to every replica (null key: every key went). */
+	private void replicate(String key) {
+		if (this.replicaStreams.isEmpty()) {
+			return;
+		}
+		Object value = null;
+		long expireAt = -1;
+		Entry entry = (key != null) ? this.data.get(key) : null;
+		if (entry != null) {
+			value = (entry.value instanceof LinkedHashMap<?, ?> hash) ? new LinkedHashMap<>(hash) : entry.value;
+			expireAt = entry.expireAt;
+		}
+		for (Stream stream : this.replicaStreams) {
+			catchUp(stream);
+			stream.pending.add(new Object[] { this.loop.now() + stream.lagNanos, key, value, expireAt });
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private void apply(String key, Object value, long expireAt) {
+		if (key == null) {
+			this.data = new LinkedHashMap<>();
+			return;
+		}
+		if (value == null) {
+			this.data.remove(key);
+			return;
+		}
+		Entry entry = new Entry(
+				(value instanceof LinkedHashMap<?, ?> hash) ? new LinkedHashMap<>((Map<String, String>) hash) : value);
+		entry.expireAt = expireAt;
+		this.data.put(key, entry);
+	}
+
+	/**
+	 * Demoted to a replica of {@code other} and resynced from it (its data replaced by a
+	 * full copy of the other's, the marker with it): the same process, scripts and
+	 * connections; it reports {@code role:slave} until promoted again ({@link #promote},
+	 * a failback).
+	 */
+	void resyncFrom(SimServer other, long lagNanos) {
+		other.attach(this, lagNanos);
 	}
 
 	/** Step the wall clock (NTP, an operator, a VM migration). */
@@ -292,6 +477,29 @@ final class SimServer {
 	 */
 	void evictionPolicy(String policy) {
 		this.evictionPolicy = policy;
+		this.evictionRead = false;
+		this.policyChanges++;
+	}
+
+	/** How many times the eviction policy changed: names the policy in force. */
+	int policyChanges() {
+		return this.policyChanges;
+	}
+
+	/**
+	 * An engine that was told this server's eviction policy ran a guard script here
+	 * since: it has acted on what it read (recorded a loss, or, where evicting masters
+	 * are accepted, read again).
+	 */
+	void evictionRead() {
+		if (isEvicting()) {
+			this.evictionRead = true;
+		}
+	}
+
+	/** Whether an engine acted on this server's eviction policy since it was set. */
+	boolean isEvictionRead() {
+		return this.evictionRead;
 	}
 
 	/**
@@ -315,6 +523,7 @@ final class SimServer {
 			this.data.remove(key);
 			this.evictedKeys++;
 			evicted.add(key);
+			replicate(key);
 		}
 		return evicted;
 	}
@@ -380,6 +589,25 @@ final class SimServer {
 	Object call(String... args) {
 		this.commands++;
 		String command = args[0].toLowerCase(Locale.ROOT);
+		boolean write = WRITES.contains(command);
+		if (write && this.master != null) {
+			return READONLY;
+		}
+		Object reply = command(command, args);
+		if (write && !this.replicaStreams.isEmpty() && !(reply instanceof Err)) {
+			if (command.equals("flushall")) {
+				replicate(null);
+			}
+			else {
+				for (int i = 1; i < ((command.equals("del")) ? args.length : 2); i++) {
+					replicate(args[i]);
+				}
+			}
+		}
+		return reply;
+	}
+
+	private Object command(String command, String[] args) {
 		try {
 			return switch (command) {
 				case "get" -> get(args);
@@ -692,7 +920,7 @@ final class SimServer {
 		System.arraycopy(args, 3, keys, 0, numKeys);
 		String[] argv = new String[args.length - 3 - numKeys];
 		System.arraycopy(args, 3 + numKeys, argv, 0, argv.length);
-		return SimLua.current().run(this, text, keys, argv);
+		return SimLua.current().run(this, this.undone.script(text), keys, argv);
 	}
 
 	private Object info(String[] args) {
@@ -705,8 +933,12 @@ final class SimServer {
 				+ "\r\nmaxmemory_policy:" + this.evictionPolicy + "\r\n";
 		String stats = "# Stats\r\nevicted_keys:" + this.evictedKeys + "\r\n";
 		String persistence = "# Persistence\r\nloading:0\r\naof_enabled:" + (this.appendOnly ? 1 : 0) + "\r\n";
-		String replication = "# Replication\r\nrole:master\r\nconnected_slaves:" + this.replicas + "\r\nmaster_replid:"
-				+ this.replid + "\r\nmaster_replid2:" + this.replid2 + "\r\n";
+		String replication = (this.master != null)
+				? "# Replication\r\nrole:slave\r\nmaster_host:" + this.master.name + "\r\nmaster_link_status:up\r\n"
+						+ "connected_slaves:0\r\nmaster_replid:" + this.master.replid + "\r\nmaster_replid2:"
+						+ NO_REPLID + "\r\n"
+				: "# Replication\r\nrole:master\r\nconnected_slaves:" + this.replicaStreams.size()
+						+ "\r\nmaster_replid:" + this.replid + "\r\nmaster_replid2:" + this.replid2 + "\r\n";
 		return switch (section) {
 			case "server" -> server;
 			case "memory" -> memory;
@@ -786,7 +1018,7 @@ final class SimServer {
 		return t == text.length();
 	}
 
-	private static final Map<String, String> SHA1 = new java.util.concurrent.ConcurrentHashMap<>();
+	private static final Map<String, String> SHA1 = new ConcurrentHashMap<>();
 
 	static String sha1(String text) {
 		return SHA1.computeIfAbsent(text, SimServer::digest);

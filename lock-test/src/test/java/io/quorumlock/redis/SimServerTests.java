@@ -11,9 +11,10 @@ import io.quorumlock.redis.node.SharedScripts;
 
 /**
  * {@link SimServer} and {@link SimLua} without a real server: expiry on the server's own
- * clock, the script cache across restarts, data kept or lost, eviction, and the engine's
- * own scripts run as text ({@link SimServerIntegrationTests} holds the same sequences to
- * a real {@code redis-server}).
+ * clock, the script cache across restarts, data kept or lost, eviction, replication (a
+ * replica that lags, promotion, resync and failback), and the engine's own scripts run as
+ * text ({@link SimServerIntegrationTests} holds the same sequences to a real
+ * {@code redis-server}).
  */
 class SimServerTests {
 
@@ -97,6 +98,7 @@ class SimServerTests {
 		assertThat(this.server.call("EVALSHA", Script.GUARD_PROMOTE.sha1(), "2", "m", "p", "n1", "id1", "5000", "r1"))
 			.isEqualTo(List.of(1L, "id1"));
 		assertThat(this.server.call("EVALSHA", Script.ACQUIRE.sha1(), "2", "k", "m", "t", "1000")).isEqualTo(1L);
+		this.server.attach(new SimServer("s0r", this.loop, SimRun.WALL_EPOCH, 0, "noeviction", 1), 0);
 		List<Object> read = (List<Object>) this.server.call("EVALSHA", Script.GUARD_READ.sha1(), "3", "m", "p", "g",
 				"n2", "3000", "e2", "who", "60000");
 		// found, its id, the longest guard, the process and replication id vetted, no
@@ -127,6 +129,105 @@ class SimServerTests {
 		});
 		late.runUntil(SimRun.millis(200));
 		assertThat((String) restarted.call("INFO", "server")).contains("uptime_in_seconds:1\r\n");
+	}
+
+	private static String replication(SimServer server, String field) {
+		String info = (String) server.call("INFO", "replication");
+		for (String line : info.split("\r\n")) {
+			if (line.startsWith(field + ":")) {
+				return line.substring(field.length() + 1);
+			}
+		}
+		return null;
+	}
+
+	@Test
+	void aReplicaGetsEachChangeItsLagLateAndLosesWhatHadNotReachedItWhenPromoted() {
+		SimServer replica = new SimServer("s0r", this.loop, SimRun.WALL_EPOCH, 0, "noeviction", 1);
+		this.server.call("SET", "before", "b");
+		this.server.attach(replica, SimRun.millis(100));
+		assertThat(replica.call("GET", "before")).isEqualTo("b");
+		assertThat(replication(this.server, "connected_slaves")).isEqualTo("1");
+		assertThat(replication(replica, "role")).isEqualTo("slave");
+		assertThat(replication(replica, "master_replid")).isEqualTo(replication(this.server, "master_replid"));
+		assertThat(replica.call("SET", "k", "v"))
+			.isEqualTo(new SimServer.Err("READONLY You can't write against a read only replica."));
+		this.server.call("SCRIPT", "LOAD", Script.RELEASE.text());
+		this.server.call("SET", "early", "1", "PX", "10000");
+		advance(60);
+		this.server.call("SET", "late", "2", "PX", "10000");
+		advance(60);
+		String masterReplid = replication(this.server, "master_replid");
+		assertThat(replica.promote()).isEqualTo(1);
+		assertThat(replica.call("GET", "early")).isEqualTo("1");
+		assertThat(replica.pttl("early")).isBetween(9800L, 9900L);
+		assertThat(replica.call("GET", "late")).isNull();
+		assertThat(replication(replica, "role")).isEqualTo("master");
+		assertThat(replication(replica, "master_replid2")).isEqualTo(masterReplid);
+		assertThat(replication(replica, "master_replid")).isNotEqualTo(masterReplid);
+		assertThat(replication(this.server, "connected_slaves")).isEqualTo("0");
+		assertThat(replica.call("SET", "k", "v")).isEqualTo(SimServer.OK);
+	}
+
+	@Test
+	void scriptEffectsAndEvictionsReachTheReplica() {
+		SimServer replica = new SimServer("s0r", this.loop, SimRun.WALL_EPOCH, 0, "noeviction", 1);
+		this.server.attach(replica, 0);
+		this.server.call("SCRIPT", "LOAD", Script.RELEASE.text());
+		this.server.call("SET", "k", "mine", "PX", "10000");
+		this.server.call("EVALSHA", Script.RELEASE.sha1(), "1", "k", "mine", "ch");
+		this.server.call("SET", "v", "x", "PX", "10000");
+		this.server.evictionPolicy("volatile-lru");
+		assertThat(this.server.evict(1)).containsExactly("v");
+		advance(1);
+		assertThat(replica.promote()).isZero();
+		assertThat(replica.liveKeys()).isEmpty();
+	}
+
+	@Test
+	void aMasterResyncedFromItsLaggingReplicaTakesItsDataAndHistoryThenFailsBackWithAnotherHistory() {
+		SimServer replica = new SimServer("s0r", this.loop, SimRun.WALL_EPOCH, 0, "noeviction", 1);
+		this.server.attach(replica, SimRun.millis(100));
+		this.server.call("SCRIPT", "LOAD", Script.RELEASE.text());
+		String runId = this.server.runId();
+		this.server.call("SET", "lost", "1", "PX", "10000");
+		replica.promote();
+		this.server.resyncFrom(replica, 0);
+		assertThat(this.server.call("GET", "lost")).isNull();
+		assertThat(replication(this.server, "role")).isEqualTo("slave");
+		assertThat(replication(this.server, "master_replid")).isEqualTo(replication(replica, "master_replid"));
+		String followed = replication(replica, "master_replid");
+		this.server.promote();
+		assertThat(this.server.runId()).isEqualTo(runId);
+		assertThat(this.server.call("SCRIPT", "EXISTS", Script.RELEASE.sha1())).isEqualTo(List.of(1L));
+		assertThat(replication(this.server, "role")).isEqualTo("master");
+		assertThat(replication(this.server, "master_replid2")).isEqualTo(followed);
+	}
+
+	@Test
+	void aMasterRestartedEmptyEmptiesItsReplica() {
+		SimServer replica = new SimServer("s0r", this.loop, SimRun.WALL_EPOCH, 0, "noeviction", 1);
+		this.server.attach(replica, SimRun.millis(100));
+		this.server.call("SET", "k", "v", "PX", "10000");
+		this.server.crash();
+		this.server.restart(false, null);
+		advance(200);
+		replica.promote();
+		assertThat(replica.liveKeys()).isEmpty();
+	}
+
+	@Test
+	void aRestartForgetsTheSuspicionOnlyWhenThatProtectionIsUndone() {
+		String marker = SimRun.PREFIX + "{quorumlock:marker}";
+		this.server.call("HSET", marker, "id", "d", "suspect", "n r", "replicated", "1");
+		Map<String, Object[]> appendOnly = this.server.snapshot();
+		this.server.crash();
+		this.server.restart(true, appendOnly);
+		assertThat(this.server.call("HGET", marker, "suspect")).isEqualTo("n r");
+		this.server.undone = SimTeeth.SUSPICION_ON_THE_MASTER;
+		this.server.crash();
+		this.server.restart(true, appendOnly);
+		assertThat(this.server.call("HGETALL", marker)).isEqualTo(List.of("id", "d"));
 	}
 
 }

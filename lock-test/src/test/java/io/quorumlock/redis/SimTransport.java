@@ -143,10 +143,26 @@ final class SimTransport implements Transport {
 
 		SimLoop.Event timeout;
 
+		/** When the engine issued it. */
+		long issuedAt;
+
+		/** An INFO answered with an eviction policy: the server, else null. */
+		SimServer policyOf;
+
+		/**
+		 * Which of that server's policies it showed ({@link SimServer#policyChanges}).
+		 */
+		int policy;
+
 		Command(String text, Function<SimServer, Object> run, Function<Object, Object> convert) {
 			this.text = text;
 			this.run = run;
 			this.convert = convert;
+		}
+
+		/** A restart-guard script that reads or records a master's state. */
+		boolean isGuardScript() {
+			return this.text.startsWith("guard-read ") || this.text.startsWith("guard-evicted ");
 		}
 
 	}
@@ -204,6 +220,16 @@ final class SimTransport implements Transport {
 		 * Set by a fault: the next command runs, then the connection drops unanswered.
 		 */
 		private boolean dropAfterNext;
+
+		/**
+		 * The server whose eviction policy an INFO reply on this connection showed the
+		 * engine, which policy, and when; reset with the connection.
+		 */
+		private SimServer policyOf;
+
+		private int policy;
+
+		private long policySeenAt;
 
 		Connection(Link.Events events, BiConsumer<String, String> onMessage, Runnable onReconnected) {
 			this.events = events;
@@ -347,6 +373,7 @@ final class SimTransport implements Transport {
 			trace(this.name + " dropped: " + why);
 			this.open = false;
 			this.generation++;
+			this.policyOf = null;
 			this.heldOut.clear();
 			this.heldIn.clear();
 			if (this.server != null && this.server.process() == this.process) {
@@ -428,6 +455,7 @@ final class SimTransport implements Transport {
 					.failedFuture(new RedisConnectionException("Currently not connected. Commands are rejected."));
 			}
 			Command command = new Command(text, run, convert);
+			command.issuedAt = loop().now();
 			command.timeout = loop().at(SimTransport.this.timers.trueDelay(SimTransport.this.commandTimeoutNanos),
 					actor(), () -> timedOut(command));
 			if (SimTransport.this.network.ioContext == this) {
@@ -491,6 +519,7 @@ final class SimTransport implements Transport {
 			}
 			Object reply = command.run.apply(target);
 			trace(target.name + " <- " + this.name + " " + command.text + " = " + describe(reply));
+			evictionPolicyRead(command, target, reply);
 			if (this.closed || this.generation != generation) {
 				return;
 			}
@@ -512,9 +541,31 @@ final class SimTransport implements Transport {
 			}
 		}
 
+		/**
+		 * Eviction keyed on what an engine read: an INFO that shows the server's eviction
+		 * policy is noted on the command, and once its reply reached the engine, a guard
+		 * script the engine issued after that tells the server that the engine acted on
+		 * what it read ({@link SimServer#evictionRead}).
+		 */
+		private void evictionPolicyRead(Command command, SimServer target, Object reply) {
+			if (reply instanceof String && command.text.startsWith("INFO") && target.isEvicting()) {
+				command.policyOf = target;
+				command.policy = target.policyChanges();
+			}
+			else if (this.policyOf == target && this.policy == target.policyChanges()
+					&& command.issuedAt > this.policySeenAt && command.isGuardScript()) {
+				target.evictionRead();
+			}
+		}
+
 		private void deliver(Command command, Object reply, int generation) {
 			if (this.closed || this.generation != generation) {
 				return; // the reply was lost with the connection
+			}
+			if (command.policyOf != null) {
+				this.policyOf = command.policyOf;
+				this.policy = command.policy;
+				this.policySeenAt = loop().now();
 			}
 			this.inFlight.remove(command);
 			if (command.done) {

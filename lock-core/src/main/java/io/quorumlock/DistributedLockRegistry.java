@@ -113,4 +113,80 @@ public interface DistributedLockRegistry {
 		throw new UnsupportedOperationException(getClass().getName() + " has no Lock view of a request");
 	}
 
+	/**
+	 * Whether the key of {@code request} is held now by anyone, on any instance: by an
+	 * exclusive holder or by shared holders. A read-only query: it acquires nothing and
+	 * waits for no holder.
+	 * <p>
+	 * The answer may be stale as soon as it is returned: the key may be taken or let go
+	 * the next moment. Use it for monitoring, diagnostics and tests, never in place of an
+	 * acquisition: {@code if (!isLocked(r)) acquire(r)} must still handle contention.
+	 * <p>
+	 * <b>Only an answer decides.</b> On a quorum of nodes, the answer is {@code true}
+	 * when a quorum of nodes answered that the key is taken, and {@code false} when so
+	 * many answered that it is free that no holder can have a quorum. A node that does
+	 * not answer in time, is down or is held back by the restart guard is unknown, never
+	 * "free": when the answers decide neither way, this throws
+	 * {@link QuorumUnavailableException} with the figures rather than guess.
+	 * @param request one key, in either mode, without permits; its lease and wait options
+	 * are not used
+	 * @return whether the key is held now
+	 * @throws QuorumUnavailableException if the nodes that answered decide neither way
+	 * @throws IllegalArgumentException if the request has several keys or permits
+	 * @throws UnsupportedOperationException if this registry cannot answer
+	 */
+	default boolean isLocked(LockRequest request) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot tell whether a key is locked");
+	}
+
+	/**
+	 * {@link #isLocked(LockRequest)} without blocking the calling thread: the future
+	 * completes with the answer, or exceptionally with what {@code isLocked} would throw.
+	 * It completes on the caller's executor chain, never on a Redis I/O thread.
+	 * @param request one key, in either mode, without permits
+	 * @return a future of the answer
+	 */
+	default CompletableFuture<Boolean> isLockedAsync(LockRequest request) {
+		try {
+			return CompletableFuture.completedFuture(isLocked(request));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Whether the calling thread holds the key of {@code request} through this registry:
+	 * it runs within the scope of a lease of that key (inside a {@code @DistributedLock}
+	 * method or an {@link #execute} action on it, or holding it through a {@link #asLock
+	 * Lock view}; the scopes in which an acquisition re-enters, see above), and the lease
+	 * is neither released nor past its validity. A lease returned by {@link #acquire}
+	 * belongs to no thread, so it does not count here; see {@link #isHeldByThisInstance}.
+	 * Asks no node: the answer is this registry's own bookkeeping, and may be stale at
+	 * once (the lease may be lost the next moment).
+	 * @param request one key, in either mode, without permits
+	 * @return whether this thread holds the key
+	 * @throws IllegalArgumentException if the request has several keys or permits
+	 * @throws UnsupportedOperationException if this registry cannot answer
+	 */
+	default boolean isHeldByCurrentThread(LockRequest request) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot tell who holds a key");
+	}
+
+	/**
+	 * Whether a lease of this registry holds the key of {@code request}, whichever thread
+	 * acquired it: a lease neither released nor past its validity, in either mode, alone
+	 * on the key or with other keys. Asks no node: the answer is this registry's own
+	 * bookkeeping, and may be stale at once (the lease may be lost the next moment).
+	 * Other instances of the service, and other registries in this JVM, are other
+	 * holders.
+	 * @param request one key, in either mode, without permits
+	 * @return whether this registry holds the key
+	 * @throws IllegalArgumentException if the request has several keys or permits
+	 * @throws UnsupportedOperationException if this registry cannot answer
+	 */
+	default boolean isHeldByThisInstance(LockRequest request) {
+		throw new UnsupportedOperationException(getClass().getName() + " cannot tell who holds a key");
+	}
+
 }

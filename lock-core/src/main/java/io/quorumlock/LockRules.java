@@ -9,7 +9,8 @@ import java.util.Optional;
  * builder and its per-request resolution, the configuration properties and the annotation
  * checks. Each {@code …Problem} method returns what is wrong, with the figures, or empty
  * when the rule holds; a layer puts its own subject in front (a setting, a property, a
- * method) and throws its own exception type.
+ * method) and throws its own exception type. The shape of a request that a query of who
+ * holds a key accepts is checked here too ({@link #checkQuery}), once for every registry.
  */
 public final class LockRules {
 
@@ -177,6 +178,24 @@ public final class LockRules {
 					renew == null || renew);
 		}
 		return problem;
+	}
+
+	/**
+	 * A query of who holds a key ({@link DistributedLockRegistry#isLocked} and its
+	 * siblings) is about one key in either mode, without permits.
+	 * @param request the request a query was given
+	 * @return the request
+	 * @throws IllegalArgumentException if it is null, has several keys or permits
+	 */
+	public static LockRequest checkQuery(LockRequest request) {
+		if (request == null) {
+			throw new IllegalArgumentException("'request' must not be null");
+		}
+		if (request.keys().size() != 1 || request.permits() != 1) {
+			throw new IllegalArgumentException(
+					"a query of who holds a lock is about one key without permits, not " + request);
+		}
+		return request;
 	}
 
 }

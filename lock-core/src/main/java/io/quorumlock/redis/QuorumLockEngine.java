@@ -78,6 +78,8 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 
 	private final Pending pending = new Pending();
 
+	private final LockQuery query;
+
 	/** How long closing waits for the releases of the leases still held. */
 	private final Duration releaseOnClose;
 
@@ -119,8 +121,11 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 						new Extender(watchdog, losses, this.threads, this.timers, settings.nodeTimeout(), this.guard)),
 				nodeTimeoutNanos, settings.retryBudget().toNanos(), new Tokens(random), this.pending);
 		this.resolver = new RequestResolver(settings);
-		this.requests = new Requests(this.resolver, new Reentry(this.gates, losses), acquirer, this.releaser,
-				this.threads);
+		Reentry reentry = new Reentry(this.gates, losses);
+		this.requests = new Requests(this.resolver, reentry, acquirer, this.releaser, this.threads);
+		// a stalled master costs a query latency, up to the retry budget, never an answer
+		this.query = new LockQuery(this.voters, this.resolver, reentry, this.gates, this.threads,
+				Math.max(nodeTimeoutNanos, settings.retryBudget().toNanos()));
 		this.status = new EngineStatus(this.connections.nodes(), heldBack, this.voters, this.gates, this.timers,
 				settings.keyPrefix());
 		String refusal = this.connections.start();
@@ -241,6 +246,33 @@ public final class QuorumLockEngine implements DistributedLockRegistry, Registry
 	public Lock asLock(LockRequest request) {
 		LockView.checkViewable(request);
 		return new LockView(this, request);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * One round asks every voting master whether the key is there, each answer awaited up
+	 * to the retry budget (at least the node timeout), deciding as soon as the answers
+	 * do.
+	 */
+	@Override
+	public boolean isLocked(LockRequest request) {
+		return this.query.isLocked(request);
+	}
+
+	@Override
+	public CompletableFuture<Boolean> isLockedAsync(LockRequest request) {
+		return this.query.isLockedAsync(request);
+	}
+
+	@Override
+	public boolean isHeldByCurrentThread(LockRequest request) {
+		return this.query.isHeldByCurrentThread(request);
+	}
+
+	@Override
+	public boolean isHeldByThisInstance(LockRequest request) {
+		return this.query.isHeldByThisInstance(request);
 	}
 
 	/** Blocking acquisition shared by every blocking entry point ({@link Requests}). */

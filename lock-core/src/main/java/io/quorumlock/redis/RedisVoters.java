@@ -324,6 +324,11 @@ final class RedisVoters implements Voters {
 	}
 
 	@Override
+	public CompletableFuture<Round.Tally> held(String key, long timeoutNanos) {
+		return voting((node) -> node.eval(Script.HELD, grantKeys(key)), GRANTED, timeoutNanos);
+	}
+
+	@Override
 	public CompletableFuture<Round.Tally> forceRelease(String key) {
 		String channel = LockKeys.channel(key);
 		// every node's answer counts here, so the round waits for all of them

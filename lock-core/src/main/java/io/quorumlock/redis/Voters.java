@@ -166,6 +166,18 @@ interface Voters {
 	CompletableFuture<Round.Tally> forceRelease(String key);
 
 	/**
+	 * Whether the key is held, voting, for a query that changes nothing
+	 * ({@link io.quorumlock.redis.node.Script#HELD}): a yes where the key is there,
+	 * whoever holds it, a no where it is not; a node that lost its data, or does not vote
+	 * now, is a failure, never a no.
+	 * @param timeoutNanos each node's deadline
+	 * @throws UnsupportedOperationException if these voters cannot be asked
+	 */
+	default CompletableFuture<Round.Tally> held(String key, long timeoutNanos) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot be asked who holds a key");
+	}
+
+	/**
 	 * The same rounds on shared holds ({@link io.quorumlock.LockMode#SHARED}, see
 	 * {@link SharedScripts}); the fencing rounds are not among them.
 	 * @throws UnsupportedOperationException if these voters have no shared rounds

@@ -49,6 +49,9 @@
  * <li>Release: {@code Releaser} deletes the keys ({@code Voters#release}, redone when a
  * node comes back) or keeps them for {@code MinimumHold}, then frees the local
  * gates.</li>
+ * <li>Query: {@code LockQuery} answers who holds a key: anyone, by one voting round
+ * ({@code Voters#held}) that only answers decide, or this thread or engine, from its own
+ * leases.</li>
  * <li>Status: {@code EngineStatus} (nodes, leases, force-unlock, leak scan);
  * {@code Connections} creates, connects, maintains and closes the nodes.</li>
  * </ol>

@@ -122,6 +122,15 @@ final class EtcdCalls {
 	}
 
 	/**
+	 * How many keys {@code [start, end)} holds, read linearizably (etcd answers only with
+	 * a quorum of its members behind it), keys not returned.
+	 */
+	CompletableFuture<GetResponse> count(EtcdRequest.Blockers keys) {
+		return bounded(
+				() -> this.kv.get(keys.start(), GetOption.builder().withRange(keys.end()).withCountOnly(true).build()));
+	}
+
+	/**
 	 * The newest blocking keys created before {@code revision}, as many as may be older
 	 * (1 but for permits).
 	 */

@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +46,7 @@ import io.quorumlock.LockOptions;
 import io.quorumlock.LockRequest;
 import io.quorumlock.LockRules;
 import io.quorumlock.LockUpgradeException;
+import io.quorumlock.QuorumUnavailableException;
 import io.quorumlock.RegistryAdmin;
 import io.quorumlock.RegistryStatus;
 
@@ -359,6 +361,107 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 	@Override
 	public List<HeldLease> leases() {
 		return this.unreleased.stream().filter(EtcdLease::isValid).map(EtcdLease::status).toList();
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * On etcd the answer is one linearizable read of the lock's keys (holders and
+	 * waiters; where there is any, the oldest holds), which etcd gives only with a quorum
+	 * of its members behind it, asked again while no answer comes for up to three request
+	 * timeouts; without an answer by then it throws {@link QuorumUnavailableException}.
+	 */
+	@Override
+	public boolean isLocked(LockRequest request) {
+		checkNotEventLoop("isLocked()", "isLockedAsync()");
+		CompletableFuture<Boolean> answer = isLockedAsync(request);
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					return answer.get();
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+				catch (ExecutionException ex) {
+					Throwable cause = EtcdCalls.unwrap(ex);
+					if (cause instanceof RuntimeException runtime) {
+						throw runtime;
+					}
+					throw new IllegalStateException("isLocked failed", cause);
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	@Override
+	public CompletableFuture<Boolean> isLockedAsync(LockRequest request) {
+		EtcdRequest etcd;
+		try {
+			etcd = resolve(LockRules.checkQuery(request));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		CompletableFuture<Boolean> answer = new CompletableFuture<>();
+		askHeld(etcd, System.nanoTime() + 3 * requestTimeoutNanos(), answer);
+		return answer;
+	}
+
+	/**
+	 * Ask etcd whether the lock has any key; a request without an answer is asked again
+	 * after the retry delay while answers may come (three request timeouts, as an
+	 * acquisition), then the answer is unknown.
+	 */
+	private void askHeld(EtcdRequest etcd, long answerUntil, CompletableFuture<Boolean> answer) {
+		this.calls.count(etcd.holds(0)).whenComplete((response, failure) -> {
+			if (failure == null) {
+				answer.complete(response.getCount() > 0);
+				return;
+			}
+			this.listeners.nodeError(address(), failure);
+			long delay = retryDelayNanos();
+			if (!this.closed && answerUntil - (System.nanoTime() + delay) > 0) {
+				try {
+					this.keepAlives.later(delay, () -> askHeld(etcd, answerUntil, answer));
+					return;
+				}
+				catch (RejectedExecutionException ex) {
+					// closed meanwhile: the answer stays unknown
+				}
+			}
+			answer.completeExceptionally(new QuorumUnavailableException(etcd.describe()
+					+ ": cannot tell whether it is held, etcd did not answer (" + EtcdCalls.describe(failure) + ")"));
+		});
+	}
+
+	@Override
+	public boolean isHeldByCurrentThread(LockRequest request) {
+		EtcdRequest etcd = resolve(LockRules.checkQuery(request));
+		Thread me = Thread.currentThread();
+		for (EtcdLease lease : this.unreleased) {
+			if (lease.request().sharesKeysWith(etcd) && (lease.owner() == me || isBound(lease)) && lease.isValid()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	@Override
+	public boolean isHeldByThisInstance(LockRequest request) {
+		EtcdRequest etcd = resolve(LockRules.checkQuery(request));
+		for (EtcdLease lease : this.unreleased) {
+			if (lease.request().sharesKeysWith(etcd) && lease.isValid()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	// RegistryAdmin

@@ -128,6 +128,16 @@ final class EtcdRequest {
 		return this.blockers;
 	}
 
+	/**
+	 * The keys of every shared or exclusive hold of lock key {@code index}, waiters'
+	 * included: where there is any, the oldest of them holds (or does the moment it
+	 * re-checks).
+	 */
+	Blockers holds(int index) {
+		String range = this.lockKeys.get(index) + SEPARATOR;
+		return new Blockers(EtcdCalls.bytes(range + SHARED), EtcdCalls.bytes(range + next(EXCLUSIVE)), 1);
+	}
+
 	private Blockers blockersOf(String lockKey) {
 		String range = lockKey + SEPARATOR;
 		if (this.permits > 1) {

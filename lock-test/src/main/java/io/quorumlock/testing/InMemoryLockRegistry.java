@@ -29,6 +29,7 @@ import io.quorumlock.LockMode;
 import io.quorumlock.LockNotAcquiredException;
 import io.quorumlock.LockOptions;
 import io.quorumlock.LockRequest;
+import io.quorumlock.LockRules;
 
 /**
  * A {@link DistributedLockRegistry} in this JVM's memory, for fast unit tests of locked
@@ -224,6 +225,40 @@ public final class InMemoryLockRegistry implements DistributedLockRegistry, Auto
 			throw new IllegalArgumentException("a Lock view is of one exclusive key, not of " + request);
 		}
 		return new InMemoryLockView(this, request);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Here every answer is known: whether a lease of this registry or of its peers holds
+	 * the key, or keeps it for its minimum hold.
+	 */
+	@Override
+	public boolean isLocked(LockRequest request) {
+		return this.locks.isHeld(resolve(LockRules.checkQuery(request)).lockKeys().get(0));
+	}
+
+	@Override
+	public boolean isHeldByCurrentThread(LockRequest request) {
+		InMemoryLockRequest resolved = resolve(LockRules.checkQuery(request));
+		Thread me = Thread.currentThread();
+		for (InMemoryLease lease : this.unreleased) {
+			if (lease.sharesKeysWith(resolved) && (lease.owner() == me || isBound(lease)) && lease.isValid()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	@Override
+	public boolean isHeldByThisInstance(LockRequest request) {
+		InMemoryLockRequest resolved = resolve(LockRules.checkQuery(request));
+		for (InMemoryLease lease : this.unreleased) {
+			if (lease.sharesKeysWith(resolved) && lease.isValid()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

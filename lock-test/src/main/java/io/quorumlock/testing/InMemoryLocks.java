@@ -74,6 +74,18 @@ final class InMemoryLocks {
 		}
 	}
 
+	/** Whether a lease holds {@code key} now, or keeps it for its minimum hold. */
+	boolean isHeld(String key) {
+		this.lock.lock();
+		try {
+			InMemoryLease holder = this.holders.get(key);
+			return holder != null && holder.blocksAt(System.nanoTime());
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
 	/**
 	 * {@link #FREE} when every key of the request is free; else when the latest-expiring
 	 * lease in the way runs out ({@code Long.MAX_VALUE}: not before it is released).

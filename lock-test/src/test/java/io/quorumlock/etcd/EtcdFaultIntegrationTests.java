@@ -260,6 +260,31 @@ class EtcdFaultIntegrationTests {
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(held::release);
 	}
 
+	@Test
+	void aMemberDownLeavesTheQueryToTheOthers() {
+		EtcdLockRegistry holder = registry();
+		EtcdLockRegistry other = registry();
+		Lease held = holder.acquire(request("k"));
+		etcd.leader().kill();
+		assertThat(other.isLocked(request("k"))).isTrue();
+		held.release();
+		assertThat(other.isLocked(request("k"))).isFalse();
+	}
+
+	@Test
+	void aMajorityDownLeavesTheQueryUnknownNeverFree() {
+		EtcdLockRegistry holder = registry();
+		EtcdLockRegistry other = registry();
+		holder.acquire(request("k"));
+		assertThat(other.isLocked(request("k"))).isTrue();
+		etcd.member(1).kill();
+		etcd.member(2).kill();
+		assertThatExceptionOfType(QuorumUnavailableException.class).isThrownBy(() -> other.isLocked(request("k")))
+			.withMessageContaining("key '" + lockKey("k") + "'")
+			.withMessageContaining("cannot tell whether it is held, etcd did not answer");
+		assertThatExceptionOfType(QuorumUnavailableException.class).isThrownBy(() -> other.isLocked(request("free")));
+	}
+
 	/** A store that accepts a write only with a token not below the highest it saw. */
 	private static final class FencedStore {
 

@@ -163,6 +163,62 @@ abstract class DistributedLockRegistryContract<R extends DistributedLockRegistry
 	}
 
 	@Test
+	void aQueryTellsWhetherAKeyIsHeldAndByWhom() throws Exception {
+		assertThat(this.locks.isLocked(request("q"))).isFalse();
+		Lease lease = this.otherProcess.acquire(request("q"));
+		assertThat(this.locks.isLocked(request("q"))).isTrue();
+		assertThat(this.locks.isLockedAsync(request("q")).get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(this.locks.isHeldByThisInstance(request("q"))).isFalse();
+		assertThat(this.otherProcess.isHeldByThisInstance(request("q"))).isTrue();
+		// a lease from acquire belongs to no thread
+		assertThat(this.otherProcess.isHeldByCurrentThread(request("q"))).isFalse();
+		assertThat(this.locks.isLocked(request("other"))).isFalse();
+		lease.release();
+		assertThat(this.locks.isLocked(request("q"))).isFalse();
+		assertThat(this.otherProcess.isHeldByThisInstance(request("q"))).isFalse();
+	}
+
+	@Test
+	void theCurrentThreadHoldsAKeyWithinTheScopeOfItsLease() throws Exception {
+		boolean[] inScope = new boolean[2];
+		this.locks.execute(request("q"), () -> {
+			inScope[0] = this.locks.isHeldByCurrentThread(request("q"));
+			inScope[1] = CompletableFuture.supplyAsync(() -> this.locks.isHeldByCurrentThread(request("q")))
+				.get(10, TimeUnit.SECONDS);
+			return null;
+		});
+		assertThat(inScope[0]).as("within the action").isTrue();
+		assertThat(inScope[1]).as("on another thread meanwhile").isFalse();
+		Lock lock = this.locks.asLock(request("q"));
+		lock.lock();
+		try {
+			assertThat(this.locks.isHeldByCurrentThread(request("q"))).isTrue();
+		}
+		finally {
+			lock.unlock();
+		}
+		assertThat(this.locks.isHeldByCurrentThread(request("q"))).isFalse();
+	}
+
+	@Test
+	void aLeasePastItsValidityNoLongerHoldsItsKey() {
+		Lease lease = this.locks.acquire(request("q").lease(SHORT_LEASE).renew(false));
+		assertThat(this.locks.isHeldByThisInstance(request("q"))).isTrue();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
+		assertThat(this.locks.isHeldByThisInstance(request("q"))).isFalse();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !this.otherProcess.isLocked(request("q")));
+	}
+
+	@Test
+	void aQueryIsAboutOneKeyWithoutPermits() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.locks.isLocked(LockRequest.of(List.of("a", "b")).name(this.name)))
+			.withMessageContaining("one key");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.locks.isHeldByCurrentThread(request("q").permits(3)))
+			.withMessageContaining("without permits");
+	}
+
+	@Test
 	void expiresAfterTheLease() {
 		Lease lease = this.locks.acquire(request("a").lease(SHORT_LEASE).renew(false));
 		await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());

@@ -34,9 +34,9 @@ public final class RedisNode implements Voter, Channels, AutoCloseable {
 	/** Every script, shared ones too: loaded on each connection in each epoch. */
 	public static final Script[] SCRIPTS = { Script.ACQUIRE, Script.RELEASE, Script.QUEUE, Script.RELEASE_HANDOFF,
 			Script.EXTEND, Script.EXTEND_MANY, Script.HOLD, Script.FENCE_INCREMENT, Script.FENCE_RAISE,
-			Script.FORCE_RELEASE, Script.GUARD_READ, Script.GUARD_PROMOTE, Script.GUARD_VET, Script.GUARD_SUSPECT,
-			Script.GUARD_EVICTED, SharedScripts.ACQUIRE, SharedScripts.EXTEND, SharedScripts.RELEASE,
-			SharedScripts.HOLD, SharedScripts.INTENT };
+			Script.FORCE_RELEASE, Script.HELD, Script.GUARD_READ, Script.GUARD_PROMOTE, Script.GUARD_VET,
+			Script.GUARD_SUSPECT, Script.GUARD_EVICTED, SharedScripts.ACQUIRE, SharedScripts.EXTEND,
+			SharedScripts.RELEASE, SharedScripts.HOLD, SharedScripts.INTENT };
 
 	private final Transport transport;
 

@@ -297,6 +297,19 @@ public record Script(String name, String text, String sha1) {
 			""");
 
 	/**
+	 * Whether a lock key is held, for a query that changes nothing: by an exclusive
+	 * token, by shared holders, or by anything else at that key. Under the restart guard
+	 * it answers only where the master's dataset marker names its own replication history
+	 * ({@link #VETTED}): a master that lost its data cannot tell a free key from a lost
+	 * one. KEYS[1] lock key, KEYS[2] (under the restart guard) the dataset marker.
+	 * Returns 1 if the key exists, 0 if it does not, -1 if the marker is missing or names
+	 * another replication history.
+	 */
+	public static final Script HELD = of("held", VETTED + """
+			return redis.call('exists', KEYS[1])
+			""");
+
+	/**
 	 * Forced unlock by an operator: delete whoever holds it. KEYS[1] lock key; ARGV[1]
 	 * release channel. Returns 1 if the key existed.
 	 */

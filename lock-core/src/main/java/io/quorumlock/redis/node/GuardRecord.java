@@ -22,15 +22,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * adopts falls back to the longest of the engines still running. The figure adopted is
  * the longest over the latest read of each master, not the longest ever seen; but a read
  * that shows the master may have lost data, and with it the records, never lowers the
- * figure kept for that master.
+ * figure kept for that master while the record it read could still last there.
  */
 public final class GuardRecord {
 
 	/** Beyond the guard itself: a second of refresh, and the masters' clock rates. */
 	private static final long MARGIN_MILLIS = 10_000;
 
-	/** A guard recorded on one master by another engine, and by whom. */
-	private record Recorded(long millis, String by) {
+	/**
+	 * A guard recorded on one master by another engine, and by whom; kept, if a later
+	 * read shows a possible loss, until {@code keptUntil} on this engine's clock: as long
+	 * as the record read could have lasted on the master.
+	 */
+	private record Recorded(long millis, String by, long keptUntil) {
 	}
 
 	/** This engine's guard, in nanoseconds. */
@@ -109,15 +113,29 @@ public final class GuardRecord {
 	 * this engine's own is the longest).
 	 * @param intact whether the read found no sign that the master lost data: a read that
 	 * did may lack the records the loss took with it (a flush, another server behind the
-	 * address, a replica promoted before the records reached it), so it only ever raises
-	 * the figure kept for that master, never lowers it
+	 * address, a replica promoted before the records reached it), so it does not lower
+	 * the figure kept for that master while the record read before could still last there
+	 * @param nowNanos this engine's clock now
 	 * @return whether this engine's own guard is far above the other engines' (more than
 	 * twice theirs), reported once: it raises the guard of every client of these masters
 	 */
-	boolean adopt(Object master, long millis, String by, long others, boolean intact) {
-		Recorded read = new Recorded(millis, by);
-		this.recorded.merge(master, read, (before, now) -> (intact || now.millis >= before.millis) ? now : before);
+	boolean adopt(Object master, long millis, String by, long others, boolean intact, long nowNanos) {
+		Recorded read = new Recorded(millis, by, nowNanos + lifeNanos(millis));
+		this.recorded.merge(master, read, (before,
+				now) -> (intact || now.millis >= before.millis || nowNanos - before.keptUntil >= 0) ? now : before);
 		return others > 0 && millis() > 2 * others && this.warned.compareAndSet(false, true);
+	}
+
+	/**
+	 * The longest a record of a {@code millis} guard lasts on a master after it was read
+	 * there, on this engine's clock: its guard widened by the clock-drift factor, the
+	 * margin, widened again for the two clocks.
+	 */
+	private long lifeNanos(long millis) {
+		long life = millis + (long) Math.ceil(millis * this.clockDriftFactor / (1 - this.clockDriftFactor))
+				+ MARGIN_MILLIS;
+		return TimeUnit.MILLISECONDS
+			.toNanos(life + (long) Math.ceil(life * this.clockDriftFactor / (1 - this.clockDriftFactor)));
 	}
 
 	/** The longest guard of these masters, at least this engine's own. */

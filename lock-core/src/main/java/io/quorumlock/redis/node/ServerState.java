@@ -277,7 +277,7 @@ public final class ServerState {
 	 */
 	private CompletableFuture<Void> judge(Server server, Seen found, List<Object> marker, long now, boolean evicted) {
 		if (marker.size() > 12 && this.guard.adopt(this, ((Number) marker.get(2)).longValue(), text(marker, 11),
-				((Number) marker.get(12)).longValue(), intact(marker, evicted))) {
+				((Number) marker.get(12)).longValue(), intact(marker, evicted), now)) {
 			log.warning("quorumlock: this instance's restart guard, " + seconds(this.guard.millis())
 					+ " (quorumlock.rejoin-delay, by default its longest lease), is more than twice the longest of "
 					+ "the other clients of these masters, " + seconds(((Number) marker.get(12)).longValue())
@@ -361,7 +361,8 @@ public final class ServerState {
 	 * history as vetted, no suspicion, not a replica, nothing evicted. The engines' guard
 	 * records live in the dataset, so a read that shows a possible loss may lack the
 	 * records of engines whose leases the loss concerns: such a read does not lower the
-	 * guard this engine adopts from the master ({@link GuardRecord#adopt}).
+	 * guard this engine adopts from the master while the record read before could still
+	 * last there ({@link GuardRecord#adopt}).
 	 */
 	private boolean intact(List<Object> marker, boolean evicted) {
 		if (evicted || ((Number) marker.get(0)).longValue() == 0) {

@@ -396,7 +396,11 @@ class ServerStateTests {
 		this.clock.addAndGet(2 * GUARD);
 		read(state);
 		assertThat(state.isTrusted()).isTrue();
+		this.server.recordedGuard = TimeUnit.NANOSECONDS.toMillis(3 * GUARD); // recorded
+																				// again
+		read(state);
 		// another server behind the address, with records of its own only
+		this.server.recordedGuard = 0;
 		this.epoch.incrementAndGet();
 		this.server.mark("d2", "xyz");
 		this.server.info = "run_id:xyz\r\n";
@@ -407,6 +411,22 @@ class ServerStateTests {
 		this.clock.addAndGet(2 * GUARD);
 		read(state);
 		assertThat(state.isTrusted()).isTrue();
+	}
+
+	@Test
+	void aGuardKeptAcrossALossEndsWhenItsRecordCouldNoLongerLast() {
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		this.server.recordedGuard = TimeUnit.NANOSECONDS.toMillis(3 * GUARD);
+		read(state);
+		// flushed again and again: never read intact, and the other engine stopped
+		for (int i = 0; i < 4; i++) {
+			this.server.flush();
+			this.clock.addAndGet(GUARD);
+			read(state);
+		}
+		assertThat(this.guard.adoptedMillis()).as("30 s kept for its record's 30 s and margin, 40 s in all")
+			.isEqualTo(TimeUnit.NANOSECONDS.toMillis(GUARD));
 	}
 
 	@Test

@@ -1,5 +1,6 @@
 package io.quorumlock.redis;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,9 +9,14 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.UnaryOperator;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -22,18 +28,56 @@ import io.quorumlock.redis.node.Replies;
  * client and its master in production: an address that can {@linkplain #pointTo start
  * reaching another server} (a DNS name, a VIP, a managed endpoint failing over; the
  * connections open now drop, and the client reconnects to whichever server the address
- * reaches then), and a server whose {@code INFO} says what its wall clock says
- * ({@linkplain #stepClock a clock stepped} forward after a reboot adds to its reported
- * uptime). Replies are read frame by frame (RESP2 and RESP3), so a rewritten bulk or
- * verbatim string keeps a correct length.
+ * reaches then, or, as some proxies and managed endpoints do, they stay open and their
+ * next commands go to the new server), and a server whose {@code INFO} says what its wall
+ * clock says ({@linkplain #stepClock a clock stepped} forward after a reboot adds to its
+ * reported uptime). Replies are read frame by frame (RESP2 and RESP3), so a rewritten
+ * bulk or verbatim string keeps a correct length; requests are read one by one, so a kept
+ * connection switches between two commands and gets every reply in order.
  */
 final class RewritingProxy implements AutoCloseable {
 
 	private static final Pattern UPTIME = Pattern.compile("uptime_in_seconds:(\\d+)");
 
+	/** Commands a RESP3 server answers with push messages only. */
+	private static final Set<String> PUSH_ANSWERED = Set.of("SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE",
+			"PUNSUBSCRIBE", "SUNSUBSCRIBE");
+
+	/** How long a kept connection's switch waits for the old server's last replies. */
+	private static final Duration DRAIN = Duration.ofSeconds(2);
+
+	/**
+	 * One client connection and the server connection carrying it now. Requests are
+	 * written to the server under the pair's lock, replies to the client (and counted)
+	 * under {@link #out}.
+	 */
+	private static final class Pair {
+
+		final Socket client;
+
+		final Object out = new Object();
+
+		volatile Socket upstream;
+
+		/** Requests sent on {@link #upstream} that a reply answers; under the lock. */
+		long sent;
+
+		/** Replies (not push messages) passed on from {@link #upstream}. */
+		final AtomicLong answered = new AtomicLong();
+
+		/** Whether the client asked for RESP3 ({@code HELLO 3}); under the lock. */
+		boolean resp3;
+
+		Pair(Socket client, Socket upstream) {
+			this.client = client;
+			this.upstream = upstream;
+		}
+
+	}
+
 	private final ServerSocket listener;
 
-	private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+	private final List<Pair> pairs = new CopyOnWriteArrayList<>();
 
 	private volatile RedisServer server;
 
@@ -55,11 +99,67 @@ final class RewritingProxy implements AutoCloseable {
 	 * and every new one goes to {@code next}.
 	 */
 	void pointTo(RedisServer next) throws IOException {
+		pointTo(next, false);
+	}
+
+	/**
+	 * From now on the address reaches {@code next}. With {@code keepConnections}, every
+	 * client connection open now stays open: once the old server has answered what it was
+	 * sent (new requests wait meanwhile), the connection's next commands go to
+	 * {@code next} on a connection of the proxy's own, greeted with {@code HELLO 3} if
+	 * the client negotiated RESP3 (its reply dropped), and the old server connection is
+	 * closed; the client sees no disconnect (what it subscribed to stays behind).
+	 * @param keepConnections whether the client connections open now stay open, rather
+	 * than being closed
+	 * @return how many client connections were kept open
+	 */
+	synchronized int pointTo(RedisServer next, boolean keepConnections) throws IOException {
 		this.server = next;
-		for (Socket socket : this.sockets) {
-			socket.close();
+		int kept = 0;
+		for (Pair pair : this.pairs) {
+			if (!keepConnections) {
+				close(pair);
+			}
+			else if (keep(pair, next)) {
+				kept++;
+			}
 		}
-		this.sockets.clear();
+		return kept;
+	}
+
+	/** Carry a client connection over to {@code next}; false if it closed instead. */
+	private boolean keep(Pair pair, RedisServer next) throws IOException {
+		synchronized (pair) {
+			if (pair.client.isClosed()) {
+				return false;
+			}
+			long deadline = System.nanoTime() + DRAIN.toNanos();
+			while (pair.answered.get() < pair.sent && System.nanoTime() - deadline < 0) {
+				LockSupport.parkNanos(50_000);
+			}
+			Socket upstream;
+			try {
+				upstream = new Socket(InetAddress.getLoopbackAddress(), next.port());
+			}
+			catch (IOException down) {
+				close(pair); // the server is down: the client reconnects later
+				return false;
+			}
+			InputStream in = new BufferedInputStream(upstream.getInputStream());
+			if (pair.resp3) {
+				upstream.getOutputStream().write("HELLO 3\r\n".getBytes(StandardCharsets.US_ASCII));
+				frame(in, new ByteArrayOutputStream());
+			}
+			Socket old = pair.upstream;
+			synchronized (pair.out) {
+				pair.upstream = upstream;
+				pair.answered.set(0);
+			}
+			pair.sent = 0;
+			old.close();
+			daemon("to-client", () -> replies(pair, upstream, in));
+			return true;
+		}
 	}
 
 	/**
@@ -75,18 +175,27 @@ final class RewritingProxy implements AutoCloseable {
 		while (!this.listener.isClosed()) {
 			try {
 				Socket client = this.listener.accept();
+				RedisServer target = this.server;
 				Socket upstream;
 				try {
-					upstream = new Socket(InetAddress.getLoopbackAddress(), this.server.port());
+					upstream = new Socket(InetAddress.getLoopbackAddress(), target.port());
 				}
 				catch (IOException down) {
 					client.close(); // the server is down: the client retries later
 					continue;
 				}
-				this.sockets.add(client);
-				this.sockets.add(upstream);
-				daemon("to-server", () -> copy(client, upstream));
-				daemon("to-client", () -> replies(upstream, client));
+				Pair pair = new Pair(client, upstream);
+				synchronized (this) {
+					if (this.server != target) {
+						// the address moved on meanwhile: the client reconnects to it
+						close(pair);
+						continue;
+					}
+					this.pairs.add(pair);
+				}
+				InputStream replies = new BufferedInputStream(upstream.getInputStream());
+				daemon("to-server", () -> requests(pair));
+				daemon("to-client", () -> replies(pair, upstream, replies));
 			}
 			catch (IOException ex) {
 				return; // closed
@@ -94,41 +203,102 @@ final class RewritingProxy implements AutoCloseable {
 		}
 	}
 
-	/** Copy requests as they are until either side closes, then close both. */
-	private static void copy(Socket from, Socket to) {
-		byte[] buffer = new byte[16 * 1024];
-		try (from; to) {
-			InputStream in = from.getInputStream();
-			OutputStream out = to.getOutputStream();
-			for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-				out.write(buffer, 0, n);
-				out.flush();
+	/**
+	 * Requests, one at a time, go to whichever server connection carries the client now,
+	 * until the client closes.
+	 */
+	private void requests(Pair pair) {
+		try {
+			InputStream in = new BufferedInputStream(pair.client.getInputStream());
+			ByteArrayOutputStream request = new ByteArrayOutputStream();
+			for (List<String> args = request(in, request); args != null; args = request(in, request)) {
+				String command = args.isEmpty() ? "" : args.get(0).toUpperCase(Locale.ROOT);
+				synchronized (pair) {
+					pair.upstream.getOutputStream().write(request.toByteArray());
+					if (!PUSH_ANSWERED.contains(command)) {
+						pair.sent++;
+					}
+					if (command.equals("HELLO") && args.size() > 1) {
+						pair.resp3 = args.get(1).equals("3");
+					}
+				}
+				request.reset();
 			}
 		}
 		catch (IOException ex) {
-			// one side closed: closing both tells the other
+			// one side closed
+		}
+		close(pair);
+	}
+
+	/**
+	 * Replies of one server connection go to the client frame by frame, rewriting
+	 * uptimes, until that connection ends or no longer carries the client; the client's
+	 * connection ends with it only if it still carries the client.
+	 */
+	private void replies(Pair pair, Socket from, InputStream in) {
+		try {
+			OutputStream out = pair.client.getOutputStream();
+			ByteArrayOutputStream frame = new ByteArrayOutputStream();
+			while (frame(in, frame)) {
+				byte[] bytes = frame.toByteArray();
+				synchronized (pair.out) {
+					if (pair.upstream != from) {
+						return; // switched to another server
+					}
+					out.write(bytes);
+					if (bytes[0] != '>') {
+						pair.answered.incrementAndGet();
+					}
+				}
+				frame.reset();
+			}
+		}
+		catch (IOException ex) {
+			// one side closed
+		}
+		if (pair.upstream == from) {
+			close(pair);
 		}
 	}
 
-	/** Pass replies on frame by frame, rewriting uptimes, until either side closes. */
-	private void replies(Socket from, Socket to) {
-		try (from; to) {
-			InputStream in = new java.io.BufferedInputStream(from.getInputStream());
-			OutputStream out = to.getOutputStream();
-			while (true) {
-				ByteArrayOutputStream frame = new ByteArrayOutputStream();
-				if (!frame(in, frame)) {
-					return;
-				}
-				out.write(frame.toByteArray());
-				if (in.available() == 0) {
-					out.flush();
-				}
-			}
+	private void close(Pair pair) {
+		this.pairs.remove(pair);
+		try {
+			pair.client.close();
+			pair.upstream.close();
 		}
 		catch (IOException ex) {
-			// one side closed: closing both tells the other
+			// closing
 		}
+	}
+
+	/**
+	 * Read one request (an array of bulk strings, as clients send them) into
+	 * {@code request}.
+	 * @return its arguments, or null at the end of stream
+	 */
+	private static List<String> request(InputStream in, ByteArrayOutputStream request) throws IOException {
+		String line = line(in);
+		if (line == null) {
+			return null;
+		}
+		write(request, line + "\r\n");
+		if (line.isEmpty() || line.charAt(0) != '*') {
+			return List.of(line.split(" ")); // an inline command
+		}
+		List<String> args = new ArrayList<>();
+		for (int i = Integer.parseInt(line.substring(1)); i > 0; i--) {
+			String length = line(in);
+			if (length == null) {
+				return null;
+			}
+			write(request, length + "\r\n");
+			byte[] body = in.readNBytes(Integer.parseInt(length.substring(1)) + 2);
+			request.writeBytes(body);
+			args.add(new String(body, 0, Math.max(0, body.length - 2), StandardCharsets.UTF_8));
+		}
+		return args;
 	}
 
 	/** Read one RESP frame into {@code frame}, rewritten; false at the end of stream. */
@@ -208,8 +378,8 @@ final class RewritingProxy implements AutoCloseable {
 	@Override
 	public void close() throws IOException {
 		this.listener.close();
-		for (Socket socket : this.sockets) {
-			socket.close();
+		for (Pair pair : this.pairs) {
+			close(pair);
 		}
 	}
 

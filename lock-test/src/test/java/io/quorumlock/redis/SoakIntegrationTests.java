@@ -39,6 +39,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.quorumlock.redis.node.RedisNode;
+import io.quorumlock.redis.node.Script;
 import io.quorumlock.testing.RedisErrorReply;
 import io.quorumlock.testing.RedisServer;
 import io.quorumlock.testing.RedisServers;
@@ -56,11 +58,18 @@ import static org.awaitility.Awaitility.await;
  * empty at once, so that Lettuce sends what was in flight again to the new processes
  * within the node timeout), restarts one empty with its reported uptime stepped a minute
  * forward, fails an address over to a spare long-running server, puts one under memory
- * pressure with an eviction policy until it evicts, and flushes one
- * ({@link FaultInjector}). The restart guard is in force ({@code rejoin-delay} = the
- * lease). Afterwards {@link SoakChecker} reads the workers' logs and this process's fault
- * log: no two holds of a key may overlap and fencing tokens must rise in enter order
- * (except where the lock reported the lease lost, counted apart).
+ * pressure with an eviction policy until it evicts, and flushes one; then three losses
+ * that keep the dataset marker, which the restart guard must hold back by the master's
+ * replication history: a lagging replica (a spare copied from the master, then detached
+ * while the workers go on granting on the master) promoted behind the address and
+ * restarted from its append-only file during its hold-back, a lagging replica promoted
+ * behind a proxy that keeps the client connections open (half the time with the lock
+ * scripts loaded on it beforehand, so no {@code NOSCRIPT} shows the switch), and a master
+ * resynced from a lagging replica and failed back ({@link FaultInjector}). The restart
+ * guard is in force ({@code rejoin-delay} = the lease). Afterwards {@link SoakChecker}
+ * reads the workers' logs and this process's fault log: no two holds of a key may overlap
+ * and fencing tokens must rise in enter order (except where the lock reported the lease
+ * lost, counted apart).
  * <p>
  * {@code -Dsoak.masters=1} runs the same workers on one master, where the engine hands a
  * released key straight to the first waiter queued on the master and the waiter learns of
@@ -147,6 +156,16 @@ class SoakIntegrationTests {
 	@RegisterExtension
 	static final RedisServers redis = RedisServers.start(MASTERS + SPARES);
 
+	/**
+	 * A spare of its own that keeps an append-only file with {@code fsync always}, for a
+	 * promoted replica restarted from it (the other servers run without persistence).
+	 */
+	@RegisterExtension
+	static final RedisServers aofSpare = RedisServers.builder()
+		.nodes(1)
+		.args("--appendonly", "yes", "--appendfsync", "always")
+		.build();
+
 	@Test
 	void threeJvmsUnderMasterFaultsNeverHoldAKeyTogether() throws Exception {
 		Duration duration = duration(System.getProperty("soak.duration", "60s"), "soak.duration",
@@ -163,7 +182,8 @@ class SoakIntegrationTests {
 		for (int i = 0; i < MASTERS; i++) {
 			proxies.add(new RewritingProxy(redis.node(i)));
 		}
-		FaultInjector faults = new FaultInjector(redis, proxies, dir.resolve("faults.log"), new Random(seed));
+		FaultInjector faults = new FaultInjector(redis, aofSpare.node(0), proxies, dir.resolve("faults.log"),
+				new Random(seed));
 		ReleaseCounter releases = new ReleaseCounter(proxies.get(0).uri());
 		try {
 			List<String> uris = proxies.stream().map(RewritingProxy::uri).toList();
@@ -318,8 +338,13 @@ class SoakIntegrationTests {
 	 * switched to a long-running spare server (empty, or with the dataset it kept from
 	 * serving another address); memory pressure on a master given a small memory limit
 	 * and an eviction policy, filled until it evicts, then set back to
-	 * {@code noeviction}; and {@code FLUSHALL}. On three masters the same schedule takes
-	 * one as the minority and two as the majority.
+	 * {@code noeviction}; and {@code FLUSHALL}. Then three losses that keep the dataset
+	 * marker, each starting from a lagging copy of the master ({@link #laggingCopy}): the
+	 * copy promoted behind the address and restarted from its append-only file during its
+	 * hold-back ({@link #promotedAofRestart}), the copy promoted behind the address over
+	 * the client connections open ({@link #keptConnectionsFailover}), and the master
+	 * resynced from the copy and failed back ({@link #resyncFailback}). On three masters
+	 * the same schedule takes one as the minority and two as the majority.
 	 * <p>
 	 * On one master ({@link #ONE_MASTER_CYCLE}) each step takes the master, and keeps its
 	 * data: it is saved with writes paused before a kill or a restart and its new process
@@ -350,14 +375,15 @@ class SoakIntegrationTests {
 		enum Fault {
 
 			KILL_RESTART, PAUSE, RESTART_EMPTY, INFLIGHT_RESTART, CLOCK_STEP, FAILOVER, EVICTION, FLUSHALL,
-			RESTART_THIRD, CLIENT_KILL
+			RESTART_THIRD, CLIENT_KILL, PROMOTED_AOF_RESTART, KEPT_CONNECTIONS_FAILOVER, RESYNC_FAILBACK
 
 		}
 
 		/** The schedule on three or five masters, one step each, over and over. */
 		private static final List<Fault> QUORUM_CYCLE = List.of(Fault.KILL_RESTART, Fault.PAUSE, Fault.RESTART_EMPTY,
 				Fault.INFLIGHT_RESTART, Fault.CLOCK_STEP, Fault.FAILOVER, Fault.EVICTION, Fault.FLUSHALL,
-				Fault.RESTART_THIRD);
+				Fault.RESTART_THIRD, Fault.PROMOTED_AOF_RESTART, Fault.KEPT_CONNECTIONS_FAILOVER,
+				Fault.RESYNC_FAILBACK);
 
 		/**
 		 * The schedule on one master: no minority to spare, no third to restart, every
@@ -385,12 +411,20 @@ class SoakIntegrationTests {
 
 		private final RedisServers servers;
 
+		/**
+		 * The spare with an append-only file, server {@link #aofIndex}: in a slot of its
+		 * own, never among {@link #spares}.
+		 */
+		private final RedisServer aof;
+
+		private final int aofIndex;
+
 		private final List<RewritingProxy> proxies;
 
 		/** For each address (proxy), the index of the server behind it now. */
 		private final int[] behind;
 
-		/** The servers no address reaches now. */
+		/** The servers without persistence no address reaches now. */
 		private final ArrayDeque<Integer> spares = new ArrayDeque<>();
 
 		private final Path log;
@@ -410,8 +444,10 @@ class SoakIntegrationTests {
 
 		private int step;
 
-		FaultInjector(RedisServers servers, List<RewritingProxy> proxies, Path log, Random random) {
+		FaultInjector(RedisServers servers, RedisServer aof, List<RewritingProxy> proxies, Path log, Random random) {
 			this.servers = servers;
+			this.aof = aof;
+			this.aofIndex = servers.size();
 			this.proxies = proxies;
 			this.behind = IntStream.range(0, proxies.size()).toArray();
 			for (int i = proxies.size(); i < servers.size(); i++) {
@@ -426,7 +462,12 @@ class SoakIntegrationTests {
 
 		/** The server the address {@code address} reaches now. */
 		private RedisServer server(int address) {
-			return this.servers.node(this.behind[address]);
+			return node(this.behind[address]);
+		}
+
+		/** Server {@code index}: one of {@link #servers}, or the AOF spare. */
+		private RedisServer node(int index) {
+			return (index == this.aofIndex) ? this.aof : this.servers.node(index);
 		}
 
 		/** Run the next fault of the cycle and the quiet time after it. */
@@ -514,31 +555,7 @@ class SoakIntegrationTests {
 						promoteReplica(stop, end);
 						return;
 					}
-					// A failover behind an address: the address starts reaching a spare,
-					// long-running server, flushed (empty) or keeping the dataset it had
-					// when another address reached it; the server it reached before
-					// becomes a spare
-					int f = this.random.nextInt(size);
-					int next = this.spares.remove();
-					boolean empty = this.random.nextBoolean();
-					RedisServer spare = this.servers.node(next);
-					if (!spare.isRunning()) {
-						spare.restart();
-					}
-					if (empty) {
-						spare.flushAll();
-					}
-					int before = this.behind[f];
-					this.behind[f] = next;
-					try {
-						this.proxies.get(f).pointTo(spare);
-					}
-					catch (IOException ex) {
-						throw new UncheckedIOException(ex);
-					}
-					this.spares.add(before);
-					record(empty ? "failover-to-empty" : "failover-to-other-dataset", f,
-							"from " + this.servers.node(before));
+					failover(this.random.nextInt(size));
 					quiet(stop, end, GUARD.plusMillis(500));
 				}
 				case EVICTION -> {
@@ -581,7 +598,183 @@ class SoakIntegrationTests {
 					quiet(stop, end, GUARD.plusMillis(500));
 				}
 				case CLIENT_KILL -> clientKills(stop, end);
+				case PROMOTED_AOF_RESTART -> promotedAofRestart(stop, end);
+				case KEPT_CONNECTIONS_FAILOVER -> keptConnectionsFailover(stop, end);
+				case RESYNC_FAILBACK -> resyncFailback(stop, end);
 			}
+		}
+
+		/**
+		 * A failover behind an address: the address starts reaching a spare, long-running
+		 * server, flushed (empty) or keeping the dataset it had when another address
+		 * reached it; the server it reached before becomes a spare.
+		 */
+		private void failover(int address) {
+			int next = this.spares.remove();
+			boolean empty = this.random.nextBoolean();
+			RedisServer spare = node(next);
+			if (!spare.isRunning()) {
+				spare.restart();
+			}
+			if (empty) {
+				spare.flushAll();
+			}
+			RedisServer before = server(address);
+			pointTo(address, next, false);
+			record(empty ? "failover-to-empty" : "failover-to-other-dataset", address, "from " + before);
+		}
+
+		/**
+		 * From now on {@code address} reaches server {@code next}, the connections open
+		 * now dropped or kept ({@link RewritingProxy#pointTo(RedisServer, boolean)}); the
+		 * server it reached becomes a spare (the AOF spare goes back to its own slot).
+		 * @return how many client connections were kept open
+		 */
+		private int pointTo(int address, int next, boolean keepConnections) {
+			int before = this.behind[address];
+			this.behind[address] = next;
+			int kept;
+			try {
+				kept = this.proxies.get(address).pointTo(node(next), keepConnections);
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			if (before != this.aofIndex) {
+				this.spares.add(before);
+			}
+			return kept;
+		}
+
+		/**
+		 * A lagging replica promoted behind an address, then restarted from its
+		 * append-only file during its hold-back: the AOF spare becomes a lagging copy of
+		 * the master behind a random address ({@link #laggingCopy}); the address then
+		 * reaches it (the connections open drop; the master becomes a spare), and after a
+		 * random time shorter than the guard it is killed and restarted: back with its
+		 * data and marker ({@code fsync always}), as a new process without
+		 * {@code master_replid2}, so nothing in its {@code INFO} shows the promotion.
+		 * After the quiet time the address fails over to a spare ({@link #failover}),
+		 * which frees the AOF spare for the next round and keeps it out of the other
+		 * faults' restarts (which it would survive with its data).
+		 */
+		private void promotedAofRestart(CompletableFuture<?> stop, long end) throws InterruptedException {
+			int f = this.random.nextInt(this.proxies.size());
+			RedisServer master = server(f);
+			if (!laggingCopy(f, this.aof, stop, end)) {
+				return;
+			}
+			pointTo(f, this.aofIndex, false);
+			record("failover-to-lagging-replica", f, "from " + master);
+			long delay = this.random.nextInt((int) GUARD.toMillis());
+			if (!quiet(stop, end, Duration.ofMillis(delay))) {
+				return;
+			}
+			// what it wrote since the copy is in its append-only file once the rewrite
+			// that follows a sync is done (it takes a few ms)
+			await().atMost(Duration.ofSeconds(10))
+				.pollInterval(Duration.ofMillis(10))
+				.until(() -> infoField(this.aof, "persistence", "aof_rewrite_in_progress") == 0
+						&& infoField(this.aof, "persistence", "aof_rewrite_scheduled") == 0);
+			boolean marked = this.aof.exists(MARKER);
+			this.aof.kill();
+			this.aof.restart();
+			record("restart-promoted-from-aof", f,
+					delay + " ms after the failover, marker before/after: " + marked + "/" + this.aof.exists(MARKER));
+			if (!quiet(stop, end, GUARD.plusMillis(500))) {
+				return;
+			}
+			failover(f);
+			quiet(stop, end, GUARD.plusMillis(500));
+		}
+
+		/**
+		 * A failover behind a proxy that keeps the client connections open: a spare
+		 * becomes a lagging copy of the master behind a random address
+		 * ({@link #laggingCopy}), then the address reaches it over the connections open
+		 * now, no disconnect seen; half the time another client loaded the lock scripts
+		 * on it first, so that no {@code NOSCRIPT} shows the switch either. The master
+		 * becomes a spare.
+		 */
+		private void keptConnectionsFailover(CompletableFuture<?> stop, long end) throws InterruptedException {
+			int f = this.random.nextInt(this.proxies.size());
+			RedisServer master = server(f);
+			int next = this.spares.remove();
+			RedisServer spare = node(next);
+			boolean scripts = this.random.nextBoolean();
+			if (!laggingCopy(f, spare, stop, end)) {
+				this.spares.addFirst(next);
+				return;
+			}
+			if (scripts) {
+				for (Script script : RedisNode.SCRIPTS) {
+					spare.call("SCRIPT", "LOAD", script.text());
+				}
+			}
+			int kept = pointTo(f, next, true);
+			record(scripts ? "failover-kept-connections-scripts-loaded" : "failover-kept-connections", f,
+					"from " + master + ", " + kept + " connections kept");
+			quiet(stop, end, GUARD.plusMillis(500));
+		}
+
+		/**
+		 * A master resynced from a lagging replica, then failed back: a spare becomes a
+		 * lagging copy of the master behind a random address ({@link #laggingCopy}); the
+		 * master then becomes a replica of the spare (a full resync: the keys written
+		 * since the copy are gone, the marker kept), and once in sync a master again: the
+		 * same process and the same client connections, another replication history. The
+		 * address keeps reaching it; the spare stays a spare.
+		 */
+		private void resyncFailback(CompletableFuture<?> stop, long end) throws InterruptedException {
+			int f = this.random.nextInt(this.proxies.size());
+			RedisServer master = server(f);
+			int next = this.spares.remove();
+			this.spares.add(next);
+			RedisServer spare = node(next);
+			if (!laggingCopy(f, spare, stop, end)) {
+				return;
+			}
+			long ahead = infoField(master, "replication", "master_repl_offset")
+					- infoField(spare, "replication", "master_repl_offset");
+			replicate(master, spare);
+			record("resync-from-lagging-replica", f, "from " + spare + ", which lagged " + ahead + " bytes behind");
+			master.call("REPLICAOF", "NO", "ONE");
+			record("failback", f, "");
+			quiet(stop, end, GUARD.plusMillis(500));
+		}
+
+		/**
+		 * Make {@code spare} a copy of the master behind {@code address} that lags from
+		 * now on: its replica until in sync, then a master of its own
+		 * ({@code REPLICAOF NO ONE}); the workers then grant on the master for 200 to 800
+		 * ms.
+		 * @return false if the workers stopped or the soak ended meanwhile
+		 */
+		private boolean laggingCopy(int address, RedisServer spare, CompletableFuture<?> stop, long end)
+				throws InterruptedException {
+			if (!spare.isRunning()) {
+				spare.restart();
+			}
+			replicate(spare, server(address));
+			spare.call("REPLICAOF", "NO", "ONE");
+			record("lagging-copy", address, ((spare == this.aof) ? "the AOF spare " : "") + spare + " at offset "
+					+ infoField(spare, "replication", "master_repl_offset") + ", marker " + spare.exists(MARKER));
+			return quiet(stop, end, Duration.ofMillis(200 + this.random.nextInt(601)));
+		}
+
+		/**
+		 * {@code replica} replicates {@code master} until it is in sync: a full sync at
+		 * once (no diskless sync delay), which leaves no RDB file behind on a server
+		 * without persistence (its later restarts stay empty).
+		 */
+		private static void replicate(RedisServer replica, RedisServer master) {
+			master.call("CONFIG", "SET", "repl-diskless-sync-delay", "0");
+			replica.call("CONFIG", "SET", "rdb-del-sync-files", "yes");
+			replica.call("REPLICAOF", master.host(), Integer.toString(master.port()));
+			await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(10)).until(() -> {
+				String info = (String) replica.call("INFO", "replication");
+				return info.contains("master_link_status:up") && !info.contains("master_sync_in_progress:1");
+			});
 		}
 
 		/**
@@ -667,7 +860,7 @@ class SoakIntegrationTests {
 		private void promoteReplica(CompletableFuture<?> stop, long end) throws InterruptedException {
 			RedisServer master = server(0);
 			int next = this.spares.remove();
-			RedisServer spare = this.servers.node(next);
+			RedisServer spare = node(next);
 			if (!spare.isRunning()) {
 				spare.restart();
 			}
@@ -818,14 +1011,18 @@ class SoakIntegrationTests {
 			server.call("CONFIG", "RESETSTAT");
 		}
 
-		/** Bring every server back: resume the paused, restart the dead, no eviction. */
+		/**
+		 * Bring every server back: resume the paused, restart the dead, every one a
+		 * master, no eviction.
+		 */
 		void healAll() {
-			for (int i = 0; i < this.servers.size(); i++) {
-				RedisServer node = this.servers.node(i);
+			for (int i = 0; i <= this.aofIndex; i++) {
+				RedisServer node = node(i);
 				node.resume();
 				if (!node.isRunning()) {
 					node.restart();
 				}
+				node.call("REPLICAOF", "NO", "ONE");
 				node.call("CONFIG", "SET", "maxmemory-policy", "noeviction");
 				node.call("CONFIG", "SET", "maxmemory", "0");
 			}

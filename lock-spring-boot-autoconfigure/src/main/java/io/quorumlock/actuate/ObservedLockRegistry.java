@@ -141,4 +141,24 @@ public class ObservedLockRegistry implements DistributedLockRegistry {
 		return this.delegate.asLock(request);
 	}
 
+	@Override
+	public boolean isLocked(LockRequest request) {
+		return this.delegate.isLocked(request);
+	}
+
+	@Override
+	public CompletableFuture<Boolean> isLockedAsync(LockRequest request) {
+		return this.delegate.isLockedAsync(request);
+	}
+
+	@Override
+	public boolean isHeldByCurrentThread(LockRequest request) {
+		return this.delegate.isHeldByCurrentThread(request);
+	}
+
+	@Override
+	public boolean isHeldByThisInstance(LockRequest request) {
+		return this.delegate.isHeldByThisInstance(request);
+	}
+
 }

@@ -59,6 +59,40 @@ class QuorumLockObservationAutoConfigurationIntegrationTests {
 	}
 
 	@Test
+	void theObservedRegistryAnswersWhoHoldsAKeyAsTheEngineDoes() {
+		this.runner.withConfiguration(METRICS)
+			.withConfiguration(AutoConfigurations.of(BootLine.OBSERVATION))
+			.run((context) -> {
+				DistributedLockRegistry locks = context.getBean(DistributedLockRegistry.class);
+				assertThat(locks).isInstanceOf(ObservedLockRegistry.class);
+				LockRequest request = request().name("orders");
+				assertThat(locks.isLocked(request)).isFalse();
+				try (io.quorumlock.Lease lease = locks.acquire(request)) {
+					assertThat(locks.isLocked(request)).isTrue();
+					assertThat(locks.isLockedAsync(request)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+					assertThat(locks.isHeldByThisInstance(request)).isTrue();
+					assertThat(locks.isHeldByCurrentThread(request)).as("a lease of acquire() belongs to no thread")
+						.isFalse();
+				}
+				assertThat(locks.execute(request, () -> locks.isHeldByCurrentThread(request))).isTrue();
+			});
+	}
+
+	@Test
+	void theObservedRegistryOverridesEveryDefaultMethodOfTheRegistry() {
+		// a default it inherits would answer for the wrapper, not for the engine it wraps
+		for (java.lang.reflect.Method method : DistributedLockRegistry.class.getMethods()) {
+			if (method.isDefault()) {
+				assertThat(method.getName() + " overridden").satisfies((what) -> assertThat(
+						ObservedLockRegistry.class.getMethod(method.getName(), method.getParameterTypes())
+							.getDeclaringClass())
+					.as(what)
+					.isEqualTo(ObservedLockRegistry.class));
+			}
+		}
+	}
+
+	@Test
 	void runWhenObservationDisabledByPropertyShouldNotObserveAcquisition() {
 		this.runner.withConfiguration(METRICS)
 			.withConfiguration(AutoConfigurations.of(BootLine.OBSERVATION))

@@ -1,5 +1,7 @@
 package io.quorumlock.redis.node;
 
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -90,6 +92,9 @@ public final class ServerState {
 		return TimeUnit.MILLISECONDS.toSeconds(millis + 999) + " s";
 	}
 
+	/** How many superseded replication ids an entry remembers. */
+	private static final int SUPERSEDED_KEPT = 16;
+
 	/** What a replica is held back for: it does not vote while it replicates. */
 	private static final String REPLICA = "replica";
 
@@ -132,6 +137,16 @@ public final class ServerState {
 
 	/** The dataset id this engine trusts on this entry; kept across epochs. */
 	private volatile String trustedId;
+
+	/** The replication id this engine last trusted on this entry; null before. */
+	private volatile String trustedReplid;
+
+	/**
+	 * Replication ids this engine trusted on this entry before it trusted another, the
+	 * latest {@link #SUPERSEDED_KEPT}: seen again, they are a possible loss. Changed only
+	 * by the node's reads, one at a time.
+	 */
+	private final Set<String> superseded = Collections.synchronizedSet(new LinkedHashSet<>());
 
 	private volatile Hold hold;
 
@@ -333,7 +348,13 @@ public final class ServerState {
 					? vet(server, found, id, runId, replication.replid, suspect) : untrusted(found);
 		}
 		if (!replication.replid.isEmpty() && replication.replid.equals(vettedReplid)) {
-			trust(found, id, true);
+			if (this.superseded.contains(replication.replid)) {
+				// a history this engine trusted here before it trusted another: the
+				// address is back on an earlier server (a failback to a master never
+				// demoted), which lacks what was granted on the later one
+				return suspect(server, found, id, replication, "", now);
+			}
+			trust(found, id, true, replication.replid);
 			return CompletableFuture.completedFuture(null);
 		}
 		boolean sameProcess = runId != null && runId.equals(vetted);
@@ -479,7 +500,7 @@ public final class ServerState {
 						// a marker this engine wrote (or another wrote just before): no
 						// sign of a deployment in use, so other declared-fresh masters
 						// stay fresh
-						trust(found, (String) promoted.get(1), false);
+						trust(found, (String) promoted.get(1), false, replid);
 					}
 					else {
 						this.hold = null; // lost again since: the next read starts over
@@ -504,7 +525,7 @@ public final class ServerState {
 			.handle((vetted, error) -> {
 				if (this.epoch.getAsLong() == found.epoch) {
 					if (error == null && ((Number) vetted.get(0)).longValue() == 1) {
-						trust(found, id, true);
+						trust(found, id, true, replid);
 					}
 					else {
 						// the dataset changed since: the next read starts over
@@ -521,10 +542,20 @@ public final class ServerState {
 	 * @param wasMarked whether the marker was there already when read (a deployment in
 	 * use), rather than just written for a master that lost its data or is brand new
 	 */
-	private void trust(Seen found, String id, boolean wasMarked) {
+	private void trust(Seen found, String id, boolean wasMarked, String replid) {
 		if (wasMarked) {
 			this.anyMarked.set(true);
 		}
+		String before = this.trustedReplid;
+		if (before != null && !before.isEmpty() && !before.equals(replid)) {
+			this.superseded.add(before);
+			if (this.superseded.size() > SUPERSEDED_KEPT) {
+				this.superseded.remove(this.superseded.iterator().next());
+			}
+		}
+		// vetted again (held back for it): trusted from now on
+		this.superseded.remove(replid);
+		this.trustedReplid = replid;
 		this.trustedId = id;
 		this.hold = null;
 		this.seen = found.trusted(true);

@@ -312,6 +312,34 @@ class ServerStateTests {
 	}
 
 	@Test
+	void anAddressBackOnAnEarlierServerIsHeldBack() {
+		// a failover to a promoted copy, vetted and granted on; then the address flips
+		// back to the former master, never demoted, whose marker still vets its own
+		// history: it lacks what was granted on the copy
+		ServerState state = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		this.epoch.incrementAndGet();
+		this.server.info = "run_id:copy\r\nmaster_replid2:8f3c\r\n";
+		read(state);
+		this.clock.addAndGet(GUARD);
+		read(state);
+		assertThat(state.isTrusted()).as("the copy, vetted after its hold-back").isTrue();
+		this.epoch.incrementAndGet();
+		this.server.mark("d1", "abc");
+		this.server.info = "run_id:abc\r\n";
+		read(state);
+		assertThat(state.isTrusted()).isFalse();
+		assertThat(this.server.suspect).as("recorded on the master").isNotNull();
+		this.clock.addAndGet(GUARD);
+		read(state);
+		assertThat(state.isTrusted()).isTrue();
+		read(state);
+		assertThat(state.isTrusted()).as("vetted again, trusted from then on").isTrue();
+	}
+
+	@Test
 	void aServerDeclaredBrandNewIsMarkedAtOnce() {
 		ServerState state = state(0, Set.of("abc"));
 		read(state);

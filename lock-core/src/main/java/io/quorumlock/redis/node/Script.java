@@ -393,7 +393,7 @@ public record Script(String name, String text, String sha1) {
 				return ''
 			end
 			return {found, id or '', guard, field('vetted'), field('replid'), field('suspect'), field('replicated'),
-				role, replid, replid2, runid, by, others}
+				role, replid, replid2, runid, by, others, field('from')}
 			""");
 
 	/**
@@ -403,12 +403,14 @@ public record Script(String name, String text, String sha1) {
 	 * the guard held back for in milliseconds (not recorded: each engine records its own,
 	 * {@link #GUARD_READ}), ARGV[4] the run_id of the server process held back, ARGV[5]
 	 * its {@code master_replid} as judged (empty if not known); the marker records the
-	 * server's own {@code master_replid} as vetted, and that it has replicas if it has.
-	 * Returns {1, id} with the marker's id (the new one, or the one another engine wrote
-	 * first), or {0} when the pending record no longer holds the nonce (the data was lost
-	 * again: the hold-back starts over) or the server's replication history is not the
-	 * one held back (a replica promoted or a process restarted behind the address, which
-	 * may carry the same pending record from before grants made since).
+	 * server's own {@code master_replid} as vetted, that it has replicas if it has, and
+	 * the nonce it ends ({@code from}), so that an engine still holding back that loss on
+	 * the same history goes on from when it first saw it. Returns {1, id} with the
+	 * marker's id (the new one, or the one another engine wrote first), or {0} when the
+	 * pending record no longer holds the nonce (the data was lost again: the hold-back
+	 * starts over) or the server's replication history is not the one held back (a
+	 * replica promoted or a process restarted behind the address, which may carry the
+	 * same pending record from before grants made since).
 	 */
 	public static final Script GUARD_PROMOTE = of("guard-promote", IDENTITY + """
 			if redis.call('exists', KEYS[1]) == 1 then
@@ -420,7 +422,7 @@ public record Script(String name, String text, String sha1) {
 			if role ~= 'master' or (ARGV[5] and ARGV[5] ~= '' and replid ~= ARGV[5]) then
 				return {0}
 			end
-			redis.call('hset', KEYS[1], 'id', ARGV[2], 'vetted', ARGV[4], 'replid', replid)
+			redis.call('hset', KEYS[1], 'id', ARGV[2], 'vetted', ARGV[4], 'replid', replid, 'from', ARGV[1])
 			if replicas > 0 then
 				redis.call('hset', KEYS[1], 'replicated', '1')
 			end

@@ -330,6 +330,17 @@ public final class ServerState {
 		String suspect = text(marker, 5);
 		boolean replicated = "1".equals(text(marker, 6));
 		boolean knownDataset = this.trustedId == null || this.trustedId.equals(id);
+		String replid = !replication.replid.isEmpty() ? replication.replid : found.replid;
+		Hold current = this.hold;
+		String from = text(marker, 13);
+		if (!knownDataset && !from.isEmpty() && suspect.isEmpty() && replid.equals(vettedReplid) && current != null
+				&& current.what.equals("nonce " + from + " " + runId + " " + replid)) {
+			// the marker another engine wrote at the end of its hold-back of the very
+			// loss this engine holds back, on the server process and history it holds
+			// back: the hold-back goes on from when this engine first saw that loss,
+			// rather than starting again for a dataset it does not know
+			return held(current.what, now) ? vet(server, found, id, runId, replid, "") : untrusted(found);
+		}
 		if (!knownDataset) {
 			// held back from when this engine first saw the dataset as it is now: its
 			// server process, replication id and suspicion included, so that a loss

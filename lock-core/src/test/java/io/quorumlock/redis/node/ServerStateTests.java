@@ -340,6 +340,33 @@ class ServerStateTests {
 	}
 
 	@Test
+	void aMarkerAnotherEngineWroteAtTheEndOfTheSameLossEndsThisEnginesHoldBackOnTime() {
+		// two engines see a master restarted empty; the first to have seen the loss
+		// writes the marker; the other goes on holding back from when it first saw the
+		// loss, not from when it first saw the new marker
+		ServerState first = state(0, Set.of());
+		ServerState second = state(0, Set.of());
+		this.server.mark("d1", "abc");
+		read(first);
+		read(second);
+		this.epoch.incrementAndGet();
+		this.server.flush();
+		this.server.info = "run_id:restarted\r\n";
+		read(first);
+		this.clock.addAndGet(GUARD / 2);
+		read(second);
+		this.clock.addAndGet(GUARD / 2);
+		read(first);
+		assertThat(first.isTrusted()).isTrue();
+		read(second);
+		assertThat(second.isTrusted()).as("half a guard since it first saw the loss").isFalse();
+		assertThat(second.heldBackReason()).contains("lost its data").contains("another 5 s");
+		this.clock.addAndGet(GUARD / 2);
+		read(second);
+		assertThat(second.isTrusted()).as("a guard since it first saw the loss").isTrue();
+	}
+
+	@Test
 	void aServerDeclaredBrandNewIsMarkedAtOnce() {
 		ServerState state = state(0, Set.of("abc"));
 		read(state);
@@ -663,6 +690,9 @@ class ServerStateTests {
 
 		String nonce;
 
+		/** The nonce the marker was written at the end of, or null. */
+		String from;
+
 		/** The longest live guard recorded by another engine; 0 if none. */
 		long recordedGuard;
 
@@ -684,6 +714,7 @@ class ServerStateTests {
 			this.marker = id;
 			this.vetted = runId;
 			this.vettedReplid = "r" + runId;
+			this.from = null;
 		}
 
 		void flush() {
@@ -692,6 +723,7 @@ class ServerStateTests {
 			this.vettedReplid = null;
 			this.suspect = null;
 			this.nonce = null;
+			this.from = null;
 			this.recordedGuard = 0;
 		}
 
@@ -734,7 +766,8 @@ class ServerStateTests {
 			return List.of(found, id, guard, (found == 1 && this.vetted != null) ? this.vetted : "",
 					(found == 1 && this.vettedReplid != null) ? this.vettedReplid : "",
 					(found == 1 && this.suspect != null) ? this.suspect : "", "", field("role:", "master"), replid(),
-					field("master_replid2:", "0000"), runId(), by, this.recordedGuard);
+					field("master_replid2:", "0000"), runId(), by, this.recordedGuard,
+					(found == 1 && this.from != null) ? this.from : "");
 		}
 
 		@Override
@@ -795,6 +828,7 @@ class ServerStateTests {
 			this.promotedGuard = Long.parseLong(args[2]);
 			this.vetted = args[3];
 			this.vettedReplid = replid();
+			this.from = this.nonce;
 			this.nonce = null;
 			return CompletableFuture.completedFuture(List.of(1L, this.marker));
 		}

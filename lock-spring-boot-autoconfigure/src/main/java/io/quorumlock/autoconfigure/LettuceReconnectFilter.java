@@ -30,6 +30,15 @@ final class LettuceReconnectFilter extends TurboFilter {
 
 	static final String WATCHDOG = "io.lettuce.core.protocol.ConnectionWatchdog";
 
+	/** The logger of Lettuce's {@code Reconnected to ...} line, at INFO. */
+	static final String RECONNECTION_HANDLER = "io.lettuce.core.protocol.ReconnectionHandler";
+
+	/**
+	 * An address as {@link InetSocketAddress#toString()} writes it: {@code host/ip:port},
+	 * {@code host/<unresolved>:port} or {@code /ip:port}; the ip may be IPv6.
+	 */
+	private static final Pattern WRITTEN = Pattern.compile("([A-Za-z0-9._-]*)/(<unresolved>|[0-9A-Fa-f.:%]*):(\\d+)");
+
 	private final List<HostAndPort> masters;
 
 	private final AtomicLong kept = new AtomicLong();
@@ -43,7 +52,8 @@ final class LettuceReconnectFilter extends TurboFilter {
 
 	@Override
 	public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params, Throwable t) {
-		if (logger == null || level == null || !WATCHDOG.equals(logger.getName())
+		if (logger == null || level == null
+				|| !(WATCHDOG.equals(logger.getName()) || RECONNECTION_HANDLER.equals(logger.getName()))
 				|| !(level == Level.INFO || level == Level.WARN) || logger.isDebugEnabled()) {
 			return FilterReply.NEUTRAL;
 		}
@@ -56,8 +66,10 @@ final class LettuceReconnectFilter extends TurboFilter {
 
 	/**
 	 * Whether the line is about a master: its address as a parameter
-	 * ({@code Reconnecting, last destination was {}}), or written into the text in
-	 * brackets ({@code Cannot reconnect to [redis-1/<unresolved>:6379]: ...}).
+	 * ({@code Reconnecting, last destination was {}}), or written into the text
+	 * ({@code Cannot reconnect to [redis-1/<unresolved>:6379]: ...}; and every line when
+	 * Netty hands Logback the message already formatted, as it does for a location-aware
+	 * logger).
 	 */
 	private boolean namesAMaster(String format, Object[] params) {
 		if (params != null) {
@@ -65,33 +77,28 @@ final class LettuceReconnectFilter extends TurboFilter {
 				if (param instanceof InetSocketAddress address && isMaster(address)) {
 					return true;
 				}
+				if (param != null && writtenMaster(String.valueOf(param))) {
+					return true;
+				}
 			}
 		}
-		if (format == null) {
-			return false;
-		}
-		int open = format.indexOf('[');
-		int close = (open >= 0) ? format.indexOf(']', open) : -1;
-		if (close < 0) {
-			return false;
-		}
-		// host/<unresolved>:port, host/ip:port or /ip:port, as InetSocketAddress writes
-		// it
-		String written = format.substring(open + 1, close);
-		int colon = written.lastIndexOf(':');
-		if (colon < 0) {
-			return false;
-		}
-		int port;
-		try {
-			port = Integer.parseInt(written.substring(colon + 1));
-		}
-		catch (NumberFormatException ex) {
-			return false;
-		}
-		for (String host : written.substring(0, colon).split("/")) {
+		return format != null && writtenMaster(format);
+	}
+
+	/** Whether {@code text} holds an address of a master, as an address writes itself. */
+	private boolean writtenMaster(String text) {
+		Matcher written = WRITTEN.matcher(text);
+		while (written.find()) {
+			int port;
+			try {
+				port = Integer.parseInt(written.group(3));
+			}
+			catch (NumberFormatException ex) {
+				continue;
+			}
 			for (HostAndPort master : this.masters) {
-				if (master.port() == port && !host.isEmpty() && master.host().equalsIgnoreCase(host)) {
+				if (master.port() == port && (master.host().equalsIgnoreCase(written.group(1))
+						|| master.host().equalsIgnoreCase(written.group(2)))) {
 					return true;
 				}
 			}

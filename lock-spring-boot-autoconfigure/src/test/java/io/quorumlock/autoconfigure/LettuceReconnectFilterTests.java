@@ -46,6 +46,24 @@ class LettuceReconnectFilterTests {
 	}
 
 	@Test
+	void linesNettyFormattedBeforeLogbackAndTheReconnectedLineAreKeptOutToo() {
+		// Netty hands a location-aware logger (Logback's) the message already formatted,
+		// as Lettuce 7 on Netty 4.2 logs it
+		assertThat(decide(Level.INFO, "Reconnecting, last destination was redis-1/<unresolved>:6379"))
+			.isEqualTo(FilterReply.DENY);
+		assertThat(decide(Level.INFO, "Reconnecting, last destination was /10.0.0.2:6380")).isEqualTo(FilterReply.DENY);
+		Logger handler = this.context.getLogger(LettuceReconnectFilter.RECONNECTION_HANDLER);
+		handler.setLevel(Level.INFO);
+		assertThat(
+				this.filter.decide(null, handler, Level.INFO, "Reconnected to redis-1/<unresolved>:6379", null, null))
+			.isEqualTo(FilterReply.DENY);
+		assertThat(this.filter.decide(null, handler, Level.INFO, "Reconnected to cache/<unresolved>:6379", null, null))
+			.isEqualTo(FilterReply.NEUTRAL);
+		assertThat(decide(Level.INFO, "Reconnecting, last destination was redis-1/<unresolved>:6390"))
+			.isEqualTo(FilterReply.NEUTRAL);
+	}
+
+	@Test
 	void linesAboutAnotherServerPass() {
 		assertThat(decide(Level.WARN, "Cannot reconnect to [redis-1/<unresolved>:6390]: Connection refused"))
 			.isEqualTo(FilterReply.NEUTRAL);

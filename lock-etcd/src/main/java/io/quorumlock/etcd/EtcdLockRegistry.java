@@ -374,30 +374,7 @@ public final class EtcdLockRegistry implements DistributedLockRegistry, Registry
 	@Override
 	public boolean isLocked(LockRequest request) {
 		checkNotEventLoop("isLocked()", "isLockedAsync()");
-		CompletableFuture<Boolean> answer = isLockedAsync(request);
-		boolean interrupted = false;
-		try {
-			while (true) {
-				try {
-					return answer.get();
-				}
-				catch (InterruptedException ex) {
-					interrupted = true;
-				}
-				catch (ExecutionException ex) {
-					Throwable cause = EtcdCalls.unwrap(ex);
-					if (cause instanceof RuntimeException runtime) {
-						throw runtime;
-					}
-					throw new IllegalStateException("isLocked failed", cause);
-				}
-			}
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
+		return await(isLockedAsync(request));
 	}
 
 	@Override
